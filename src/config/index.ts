@@ -1,0 +1,131 @@
+// The one place that reads the environment: parses it once with zod and lists every problem.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseDotenv } from "dotenv";
+import { z } from "zod";
+
+const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(def);
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .pipe(z.url({ message: "must be a URL such as http://127.0.0.1:8080" }).optional())
+  .optional();
+
+const snowflake = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .pipe(z.string().regex(/^\d{5,25}$/, "must be a Discord id (digits)").optional())
+  .optional();
+
+export const EnvSchema = z.object({
+  DISCORD_TOKEN: optionalString,
+  DISCORD_APPLICATION_ID: snowflake,
+  DISCORD_GUILD_ID: snowflake,
+  DISCORD_API_URL: optionalUrl,
+  MARKET_BASE_URL: optionalUrl,
+  MARKET_API_KEY: optionalString,
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must start with postgresql://")
+        .optional(),
+    )
+    .optional(),
+  DATA_DIR: z.string().trim().default("data"),
+  ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes encoded in base64")
+        .optional(),
+    )
+    .optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  HTTP_PORT: intFromEnv(8080, 0, 65535),
+  HTTP_HOST: z.string().trim().default("127.0.0.1"),
+  POLL_INTERVAL_MS: intFromEnv(2000, 100),
+  BID_POLL_INTERVAL_MS: intFromEnv(15000, 500),
+  TRADE_POLL_INTERVAL_MS: intFromEnv(30000, 500),
+  MAX_RULES_PER_USER: intFromEnv(50, 1, 10000),
+  SHARD_COUNT: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.union([z.literal("auto"), z.string().regex(/^\d+$/).transform(Number)]).optional())
+    .optional(),
+  PLAYGROUND_PORT: intFromEnv(3000, 0, 65535),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config extends Env {
+  /** True when no Discord token is set: `npm start` runs the local playground. */
+  readonly playground: boolean;
+  /** True when no MARKET_BASE_URL is set: the built-in sandbox runs in-process. */
+  readonly sandboxInProcess: boolean;
+  /** True when no DATABASE_URL is set: an embedded Postgres runs from DATA_DIR. */
+  readonly embeddedDatabase: boolean;
+  /** Absolute data folder. */
+  readonly dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Configuration is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads `.env` (if present) under the given environment; real environment variables win. */
+export function readDotenv(cwd: string = process.cwd()): Record<string, string> {
+  const file = path.join(cwd, ".env");
+  if (!existsSync(file)) return {};
+  return parseDotenv(readFileSync(file));
+}
+
+export function loadConfig(
+  env: Record<string, string | undefined> = { ...readDotenv(), ...process.env },
+  cwd: string = process.cwd(),
+): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
+  );
+  const parsed = EnvSchema.safeParse(known);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  return {
+    ...e,
+    playground: e.DISCORD_TOKEN === undefined,
+    sandboxInProcess: e.MARKET_BASE_URL === undefined,
+    embeddedDatabase: e.DATABASE_URL === undefined,
+    dataDir: path.resolve(cwd, e.DATA_DIR),
+  };
+}
