@@ -1,0 +1,114 @@
+// startSandbox(): a stateful simulator of the whole marketplace spec over real HTTP, with a control surface.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino, type Logger } from "pino";
+import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
+import { FaultBook } from "./faults.ts";
+import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
+import { createRng } from "./rng.ts";
+import { buildApiRouter } from "./routes.ts";
+import { seedWorld, type DemoUser } from "./seed.ts";
+import { API_PREFIX, CONTROL_PREFIX, createHandler, type Pending } from "./server.ts";
+import { Store } from "./state.ts";
+import { StatsBook } from "./stats.ts";
+
+export type { SandboxControl, ListingTemplate, UserInfo, InventoryAsset } from "./control.ts";
+export type { DemoUser } from "./seed.ts";
+export type { FaultSpec } from "./faults.ts";
+export type { Stats, RouteStats } from "./stats.ts";
+export type { RateLimitOptions } from "./rateLimit.ts";
+export type {
+  BidJson,
+  BuyOrderJson,
+  ListingJson,
+  OfferJson,
+  TradeJson,
+  TransactionJson,
+  UserSummaryJson,
+} from "./render.ts";
+export { DEMO_USERS, DEMO_BALANCE } from "./seed.ts";
+export { ErrorCode } from "./errors.ts";
+
+export interface SandboxOptions {
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Seed of the generated data; the same seed (and clock) gives the same world. Default 1. */
+  seed?: number;
+  /** Per (key or address) and endpoint budget. false: never refuse, still send the headers. */
+  rateLimit?: RateLimitOptions | false;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Base clock in ms since epoch (default Date.now); the sandbox clock adds advanceClock offsets. */
+  clock?: () => number;
+}
+
+export interface Sandbox {
+  /** http://127.0.0.1:PORT/api/v1 */
+  baseUrl: string;
+  /** http://127.0.0.1:PORT/_control */
+  controlUrl: string;
+  users: DemoUser[];
+  control: SandboxControl;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const logger = (opts.logger ?? pino({ level: "silent" })).child({ module: "sandbox" });
+  const store = new Store(createRng(opts.seed ?? 1), opts.clock ?? Date.now);
+  store.onEventError = (err) => logger.error({ err }, "sandbox scheduled event failed");
+  const world = seedWorld(store);
+  const faults = new FaultBook();
+  const stats = new StatsBook();
+  const limiter =
+    opts.rateLimit === false
+      ? new RateLimiter(DEFAULT_RATE_LIMIT, false)
+      : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, true);
+  const control = createControl(store, world, faults, stats);
+  const pending: Pending = { hung: new Set(), timers: new Set() };
+  const handler = createHandler(
+    {
+      store,
+      api: buildApiRouter(store),
+      control: buildControlRouter(control, faults),
+      limiter,
+      faults,
+      stats,
+      logger,
+    },
+    pending,
+  );
+  const server = createServer({ keepAliveTimeout: 5_000 }, handler);
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const publicHost =
+    host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const origin = `http://${publicHost}:${port}`;
+  logger.info({ origin }, "sandbox listening");
+  let closed: Promise<void> | undefined;
+  return {
+    baseUrl: `${origin}${API_PREFIX}`,
+    controlUrl: `${origin}${CONTROL_PREFIX}`,
+    users: world.demo.map((u) => ({ name: u.name, platformId: u.platformId, apiKey: u.apiKey })),
+    control,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        for (const t of pending.timers) clearTimeout(t);
+        pending.timers.clear();
+        for (const res of pending.hung) res.destroy();
+        pending.hung.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// Request counts by method + route template and status, for benchmarks and tests of client behaviour.
+
+export interface RouteStats {
+  total: number;
+  byStatus: Record<string, number>;
+}
+
+export interface Stats {
+  total: number;
+  routes: Record<string, RouteStats>;
+}
+
+export class StatsBook {
+  private total = 0;
+  private routes = new Map<string, RouteStats>();
+
+  record(route: string, status: number): void {
+    this.total += 1;
+    let r = this.routes.get(route);
+    if (!r) {
+      r = { total: 0, byStatus: {} };
+      this.routes.set(route, r);
+    }
+    r.total += 1;
+    const key = String(status);
+    r.byStatus[key] = (r.byStatus[key] ?? 0) + 1;
+  }
+
+  snapshot(): Stats {
+    const routes: Record<string, RouteStats> = {};
+    for (const [k, v] of this.routes) routes[k] = { total: v.total, byStatus: { ...v.byStatus } };
+    return { total: this.total, routes };
+  }
+
+  reset(): void {
+    this.total = 0;
+    this.routes = new Map();
+  }
+}

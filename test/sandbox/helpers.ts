@@ -1,0 +1,80 @@
+// Test helpers for the sandbox: a tiny JSON client over undici and a started sandbox per suite.
+import { request } from "undici";
+import { z } from "zod";
+import { afterAll, beforeAll } from "vitest";
+import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  json: unknown;
+}
+
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { key?: string | undefined; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key !== undefined) headers["authorization"] = opts.key;
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
+  const res = await request(`${base}${path}`, {
+    method: method as "GET",
+    headers,
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.body.text();
+  const flat: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(", ") : v;
+  let json: unknown;
+  try {
+    json = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: flat, text, json };
+}
+
+/** Parses an answer body with a schema, failing the test with zod's message when it does not fit. */
+export function parse<T extends z.ZodType>(schema: T, a: Answer): z.infer<T> {
+  return schema.parse(a.json);
+}
+
+export const ErrorBodyStrict = z.object({ code: z.number().int(), message: z.string().min(1) });
+
+/** Starts a sandbox for the enclosing suite; `api(method, path, opts)` calls it. */
+export function useSandbox(opts: SandboxOptions = {}) {
+  const ctx = {} as {
+    sb: Sandbox;
+    alice: string;
+    bob: string;
+    carol: string;
+    aliceId: string;
+    bobId: string;
+    api: (method: string, path: string, o?: Parameters<typeof call>[3]) => Promise<Answer>;
+    control: (method: string, path: string, body?: unknown) => Promise<Answer>;
+  };
+  beforeAll(async () => {
+    ctx.sb = await startSandbox({ rateLimit: false, ...opts });
+    const [a, b, c] = ctx.sb.users;
+    if (!a || !b || !c) throw new Error("sandbox has fewer than 3 demo users");
+    ctx.alice = a.apiKey;
+    ctx.bob = b.apiKey;
+    ctx.carol = c.apiKey;
+    ctx.aliceId = a.platformId;
+    ctx.bobId = b.platformId;
+    ctx.api = (method, path, o) => call(ctx.sb.baseUrl, method, path, o);
+    ctx.control = (method, path, body) =>
+      call(ctx.sb.controlUrl, method, path, body === undefined ? {} : { body });
+  });
+  afterAll(async () => {
+    await ctx.sb?.close();
+  });
+  return ctx;
+}
+
+export const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), cursor: z.string().optional() });
