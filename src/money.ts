@@ -1,7 +1,8 @@
 // Money is integer cents inside; users type and read US dollars.
 export type Cents = number;
 
-const DOLLARS = /^\$?\s*(\d{1,9})(?:\.(\d{1,2}))?$/;
+/** Whole dollars either plain ("1234") or in correct thousands groups ("1,234"), then 0-2 decimals. */
+const DOLLARS = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
 
 /** Largest amount a user may type (one billion dollars): beyond it is almost surely a typo. */
 export const MAX_CENTS = 100_000_000_000;
@@ -11,7 +12,7 @@ export const MAX_CENTS = 100_000_000_000;
  * Returns undefined for anything else: "abc", "-1", "1e999", "1.234", "", NaN.
  */
 export function parseDollars(input: string | number): Cents | undefined {
-  const text = (typeof input === "number" ? String(input) : input).trim().replace(/,(?=\d{3}(\D|$))/g, "");
+  const text = (typeof input === "number" ? String(input) : input).trim();
   if (typeof input === "number" && (!Number.isFinite(input) || input < 0)) return undefined;
   const m = DOLLARS.exec(text);
   if (!m) {
@@ -22,7 +23,10 @@ export function parseDollars(input: string | number): Cents | undefined {
     }
     return undefined;
   }
-  const cents = Number(m[1]) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
+  const whole = (m[1] ?? "").replaceAll(",", "");
+  // Too many digits cannot be under the cap; checking first keeps Number() in its exact range.
+  if (whole.replace(/^0+/, "").length > 10) return undefined;
+  const cents = Number(whole) * 100 + Number((m[2] ?? "0").padEnd(2, "0"));
   return cents <= MAX_CENTS ? cents : undefined;
 }
 

@@ -325,3 +325,62 @@ export const CATEGORY = { any: 0, normal: 1, statcounter: 2, souvenir: 3 } as co
 export type CategoryName = keyof typeof CATEGORY;
 
 export const TRADE_STATES = ["queued", "pending", "verified", "failed", "cancelled"] as const;
+
+// Response envelopes (spec section 4). Cursors: an absent or empty cursor means "no more pages".
+
+/** GET /listings: `{ data, cursor }`, or a bare array from older service versions (api-notes). */
+export const ListingPage = z.preprocess(
+  (v) => (Array.isArray(v) ? { data: v } : v),
+  z.object({ data: z.array(Listing), cursor: opt(z.string()) }),
+);
+export type ListingPage = z.infer<typeof ListingPage>;
+
+export const StallPage = z.object({
+  data: z.array(Listing),
+  cursor: opt(z.string()),
+  total_count: z.number().int(),
+  /** Cents. */
+  total_price: z.number(),
+});
+export type StallPage = z.infer<typeof StallPage>;
+
+export const ListingsEnvelope = z.object({ data: z.array(Listing) });
+export const TradesEnvelope = z.preprocess(
+  // Bulk accept's envelope is not in the spec: take `{ data }`, `{ trades }` or a bare array.
+  (v) =>
+    Array.isArray(v)
+      ? { data: v }
+      : typeof v === "object" && v !== null && !("data" in v) && "trades" in v
+        ? { data: v.trades }
+        : v,
+  z.object({ data: z.array(Trade) }),
+);
+export const BuyOrderAggregatesEnvelope = z.object({ data: z.array(BuyOrderAggregate) });
+
+export const MyBuyOrdersPage = z.object({ orders: z.array(BuyOrder), count: opt(z.number().int()) });
+export type MyBuyOrdersPage = z.infer<typeof MyBuyOrdersPage>;
+export const OffersTimelinePage = z.object({ offers: z.array(Offer) });
+export type OffersTimelinePage = z.infer<typeof OffersTimelinePage>;
+export const TradesPage = z.object({ trades: z.array(Trade), count: opt(z.number().int()) });
+export type TradesPage = z.infer<typeof TradesPage>;
+export const TransactionsPage = z.object({
+  transactions: z.array(Transaction),
+  count: opt(z.number().int()),
+});
+export type TransactionsPage = z.infer<typeof TransactionsPage>;
+
+/** GET /me (not in the spec): who the key belongs to and, when told, the balance in cents. */
+export const Me = z.preprocess(
+  (v) => {
+    if (typeof v !== "object" || v === null) return v;
+    // Seen shapes: { user, balance }, { user: { ..., balance } } and a bare user summary.
+    const wrapped: Record<string, unknown> = "user" in v ? { ...v } : { user: v };
+    const user = wrapped["user"];
+    if (wrapped["balance"] === undefined && typeof user === "object" && user !== null && "balance" in user) {
+      wrapped["balance"] = user.balance;
+    }
+    return wrapped;
+  },
+  z.object({ user: UserSummary, balance: opt(z.number()) }),
+);
+export type Me = z.infer<typeof Me>;

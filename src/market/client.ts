@@ -1,0 +1,706 @@
+// The marketplace HTTP client: one keep-alive pool, one typed method per endpoint, rate-limit
+// pacing, bounded retries for reads, and typed errors. The only code that builds marketplace URLs.
+import { performance } from "node:perf_hooks";
+import { Pool } from "undici";
+import type { z } from "zod";
+import type { Logger } from "../log.ts";
+import { backoffDelayMs } from "./backoff.ts";
+import { MarketError } from "./errors.ts";
+import type { MarketErrorKind } from "./errors.ts";
+import { LruCache } from "./lruCache.ts";
+import * as paging from "./pagination.ts";
+import type { PageOptions } from "./pagination.ts";
+import { RateLimiter, keyFingerprint, readRateLimitHeaders } from "./rateLimit.ts";
+import type { RateLimitState } from "./rateLimit.ts";
+import * as req from "./requests.ts";
+import type {
+  BuyBody,
+  BuyOrderConstraints,
+  BuyOrderState,
+  BuyOrdersForItemQuery,
+  HistoryQuery,
+  LimitQuery,
+  ListingBuyOrdersQuery,
+  ListingModification,
+  ListingPatch,
+  MyBuyOrdersQuery,
+  MyTradesQuery,
+  NewBuyOrder,
+  NewListing,
+  NewOffer,
+  OffersTimelineQuery,
+  SearchListingsQuery,
+  SimilarBuyOrdersBody,
+  StallQuery,
+  TransactionsQuery,
+  WatchlistQuery,
+} from "./requests.ts";
+import { ROUTES, buildPath, endpointOf } from "./routes.ts";
+import type { Endpoint, HttpMethod, PathParams, RouteName } from "./routes.ts";
+import * as s from "./schemas.ts";
+import type {
+  Bid,
+  BuyOrder,
+  BuyOrderAggregate,
+  Listing,
+  ListingPage,
+  Me,
+  MyBuyOrdersPage,
+  Offer,
+  OffersTimelinePage,
+  StallPage,
+  Trade,
+  TradesPage,
+  Transaction,
+  TransactionsPage,
+} from "./schemas.ts";
+
+export interface MarketCallEvent {
+  /** Template such as "GET /listings/{listing_id}": bounded cardinality for metrics. */
+  endpoint: Endpoint;
+  status: number | "timeout" | "network";
+  durationMs: number;
+  /** Time this attempt waited for the rate-limit budget before it was sent. */
+  rateLimitWaitMs: number;
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number;
+}
+
+export interface MarketMetrics {
+  onCall(event: MarketCallEvent): void;
+}
+
+export interface RetryOptions {
+  /** Tries in all, including the first. */
+  attempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** No retry starts once this much time has passed since the call began. */
+  maxTotalMs?: number;
+}
+
+export interface MarketClientOptions {
+  /** Ends with /api/v1; its path prefix is kept for every request. */
+  baseUrl: string;
+  logger: Logger;
+  /** Per attempt, headers and body included. */
+  timeoutMs?: number;
+  connections?: number;
+  userAgent?: string;
+  metrics?: MarketMetrics;
+  /** Longer waits for a rate-limit reset fail at once with rate_limited and retryAfterMs. */
+  maxRateLimitWaitMs?: number;
+  retry?: RetryOptions;
+  /** Entries of the ETag cache of GET /listings/{id}/buy-orders. */
+  etagCacheSize?: number;
+}
+
+export interface MarketClient {
+  /** Binds one user's API key (or none) for the calls made through the returned API. */
+  forKey(key: string | undefined): MarketApi;
+  /** The budget last reported for this key and endpoint; undefined until an answer carried one. */
+  rateLimitState(key: string | undefined, endpoint: Endpoint): RateLimitState | undefined;
+  close(): Promise<void>;
+}
+
+export interface MarketApi {
+  // 4.1 market data
+  searchListings(q?: SearchListingsQuery): Promise<ListingPage>;
+  getListing(id: string): Promise<Listing>;
+  getListingBids(id: string): Promise<Bid[]>;
+  getSimilarListings(id: string): Promise<Listing[]>;
+  getHistoryGraph(marketHashName: string, q?: HistoryQuery): Promise<s.HistoryPoint[]>;
+  getHistorySales(marketHashName: string, q?: HistoryQuery): Promise<Listing[]>;
+  getStall(platformId: string, q?: StallQuery): Promise<StallPage>;
+  // 4.2 selling
+  createListing(body: NewListing): Promise<Listing>;
+  updateListing(id: string, patch: ListingPatch): Promise<Listing>;
+  deleteListing(id: string): Promise<void>;
+  bulkList(items: readonly NewListing[], opts?: { notary_payload?: string }): Promise<Listing[]>;
+  bulkModify(modifications: readonly ListingModification[]): Promise<Listing[]>;
+  bulkDelist(ids: readonly string[]): Promise<void>;
+  // 4.3 buying
+  /**
+   * Never retried except after a 429. On timeout or a lost connection the error says
+   * mayHaveSucceeded: re-read the listings before telling the user anything. Resolves with the
+   * trades the purchase opened when the answer lists them (the spec does not show it), else [].
+   */
+  buyListings(body: BuyBody): Promise<Trade[]>;
+  placeBid(id: string, maxPrice: number): Promise<Bid>;
+  getListingBuyOrders(id: string, q?: ListingBuyOrdersQuery): Promise<BuyOrderAggregate[]>;
+  getBuyOrdersForItem(q: BuyOrdersForItemQuery): Promise<BuyOrder[]>;
+  createBuyOrder(body: NewBuyOrder): Promise<BuyOrder>;
+  /** Absolute update: `desired.constraints` is the complete set; anything missing is cleared. */
+  updateBuyOrder(id: string, desired: BuyOrderState): Promise<BuyOrder>;
+  deleteBuyOrder(id: string): Promise<void>;
+  getSimilarBuyOrders(body: SimilarBuyOrdersBody, q?: LimitQuery): Promise<BuyOrderAggregate[]>;
+  getMyBuyOrders(q?: MyBuyOrdersQuery): Promise<MyBuyOrdersPage>;
+  // 4.4 offers
+  createOffer(body: NewOffer): Promise<Offer>;
+  counterOffer(id: string, price: number): Promise<Offer>;
+  getOffersTimeline(q?: OffersTimelineQuery): Promise<OffersTimelinePage>;
+  // 4.5 trades
+  getMyTrades(q?: MyTradesQuery): Promise<TradesPage>;
+  getTrade(id: string): Promise<Trade>;
+  acceptTrade(id: string): Promise<void>;
+  bulkAcceptTrades(ids: readonly string[]): Promise<Trade[]>;
+  bulkCancelTrades(ids: readonly string[]): Promise<Trade[]>;
+  // 4.6 account
+  getTransactions(q?: TransactionsQuery): Promise<TransactionsPage>;
+  getWatchlist(q?: WatchlistQuery): Promise<ListingPage>;
+  addToWatchlist(id: string): Promise<void>;
+  removeFromWatchlist(id: string): Promise<void>;
+  /** Not in the spec; use best-effort (e.g. to show who a key belongs to). */
+  getMe(): Promise<Me>;
+  // Pagination to the end (or maxPages), item by item.
+  iterateListings(q?: Omit<SearchListingsQuery, "cursor">, opts?: PageOptions): AsyncGenerator<Listing>;
+  iterateStall(
+    platformId: string,
+    q?: Omit<StallQuery, "cursor">,
+    opts?: PageOptions,
+  ): AsyncGenerator<Listing>;
+  iterateWatchlist(q?: Omit<WatchlistQuery, "cursor">, opts?: PageOptions): AsyncGenerator<Listing>;
+  iterateMyTrades(q?: Omit<MyTradesQuery, "page">, opts?: PageOptions): AsyncGenerator<Trade>;
+  iterateTransactions(q?: Omit<TransactionsQuery, "page">, opts?: PageOptions): AsyncGenerator<Transaction>;
+  iterateOffersTimeline(q?: Omit<OffersTimelineQuery, "page">, opts?: PageOptions): AsyncGenerator<Offer>;
+  iterateMyBuyOrders(q?: Omit<MyBuyOrdersQuery, "page">, opts?: PageOptions): AsyncGenerator<BuyOrder>;
+}
+
+type QueryValue = string | number | boolean | readonly string[] | undefined;
+type Query = Readonly<Record<string, QueryValue>>;
+
+interface RawResponse {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  text: string;
+}
+
+/** Why an attempt produced no HTTP answer. */
+class SendFailure extends Error {
+  constructor(
+    readonly kind: "timeout" | "network",
+    /** False only when we know the request never left (refused connection, DNS failure). */
+    readonly maybeSent: boolean,
+    readonly safeCause: Error,
+  ) {
+    super(kind);
+  }
+}
+
+/** Connection failures that happen before a single byte of the request was written. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+const DEFAULTS = {
+  timeoutMs: 10_000,
+  connections: 8,
+  userAgent: "market-alerts-bot/0.1",
+  maxRateLimitWaitMs: 30_000,
+  attempts: 3,
+  baseDelayMs: 250,
+  maxDelayMs: 4_000,
+  maxTotalMs: 30_000,
+  etagCacheSize: 500,
+} as const;
+
+const MAX_SERVICE_MESSAGE = 300;
+/** Header values may carry only visible ASCII; anything else would make undici throw mid-call. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+export function createMarketClient(options: MarketClientOptions): MarketClient {
+  const base = new URL(options.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
+  const userAgent = options.userAgent ?? DEFAULTS.userAgent;
+  const retry = {
+    attempts: Math.max(1, options.retry?.attempts ?? DEFAULTS.attempts),
+    baseDelayMs: options.retry?.baseDelayMs ?? DEFAULTS.baseDelayMs,
+    maxDelayMs: options.retry?.maxDelayMs ?? DEFAULTS.maxDelayMs,
+    maxTotalMs: options.retry?.maxTotalMs ?? DEFAULTS.maxTotalMs,
+  };
+  const log = options.logger.child({ module: "market" });
+  const pool = new Pool(base.origin, {
+    connections: options.connections ?? DEFAULTS.connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    // Backstops only: the per-attempt abort below fires first and is what callers see.
+    headersTimeout: timeoutMs + 1_000,
+    bodyTimeout: timeoutMs + 1_000,
+    maxResponseSize: 16 * 1024 * 1024,
+  });
+  const limiter = new RateLimiter({ maxWaitMs: options.maxRateLimitWaitMs ?? DEFAULTS.maxRateLimitWaitMs });
+  const buyOrdersCache = new LruCache<string, { etag: string; value: BuyOrderAggregate[] }>(
+    options.etagCacheSize ?? DEFAULTS.etagCacheSize,
+  );
+  let closed = false;
+
+  function report(event: MarketCallEvent): void {
+    if (options.metrics === undefined) return;
+    try {
+      options.metrics.onCall(event);
+    } catch (error) {
+      // A broken metrics sink must not turn a good answer into a failure.
+      log.warn({ err: error, endpoint: event.endpoint }, "market metrics hook threw");
+    }
+  }
+
+  async function sendOnce(
+    method: HttpMethod,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    key: string | undefined,
+  ): Promise<RawResponse> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const res = await pool.request({
+        method,
+        path,
+        headers,
+        body: body ?? null,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, headers: res.headers, text };
+    } catch (error) {
+      const safe = sanitizeCause(error, key);
+      if (controller.signal.aborted) throw new SendFailure("timeout", true, safe);
+      throw new SendFailure("network", !NOT_SENT_CODES.has(errorCode(error) ?? ""), safe);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends one logical call with pacing and retries. Returns 2xx answers (and 304 when asked
+   * for); every other outcome becomes a MarketError.
+   */
+  async function run(
+    key: string | undefined,
+    fingerprint: string,
+    route: RouteName,
+    path: string,
+    opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
+  ): Promise<RawResponse> {
+    const def = ROUTES[route];
+    const endpoint = endpointOf(route);
+    if (closed) throw new MarketError({ kind: "network", endpoint, detail: "client closed" });
+    if (def.auth && key === undefined) {
+      throw new MarketError({ kind: "unauthorized", endpoint, detail: "no API key linked" });
+    }
+    if (key !== undefined && !HEADER_SAFE.test(key)) {
+      throw new MarketError({
+        kind: "unauthorized",
+        endpoint,
+        detail: "API key has characters a header cannot carry",
+      });
+    }
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": userAgent };
+    if (key !== undefined) headers["authorization"] = key;
+    if (opts.ifNoneMatch !== undefined) headers["if-none-match"] = opts.ifNoneMatch;
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const fullPath = `${prefix}${path}${toQueryString(opts.query)}`;
+    const started = performance.now();
+
+    for (let attempt = 1; ; attempt += 1) {
+      const permit = await limiter.acquire(fingerprint, endpoint);
+      const t0 = performance.now();
+      let res: RawResponse;
+      try {
+        res = await sendOnce(def.method, fullPath, headers, body, key);
+      } catch (error) {
+        permit.release();
+        if (!(error instanceof SendFailure)) throw error;
+        const durationMs = performance.now() - t0;
+        report({ endpoint, status: error.kind, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
+        const delay = def.idempotent ? retryDelay(attempt, started) : undefined;
+        if (delay !== undefined) {
+          log.warn({ endpoint, attempt, delayMs: delay, reason: error.kind }, "market read failed, retrying");
+          await sleep(delay);
+          continue;
+        }
+        throw new MarketError({
+          kind: error.kind,
+          endpoint,
+          mayHaveSucceeded: !def.idempotent && error.maybeSent,
+          detail: error.kind === "timeout" ? `no answer within ${timeoutMs} ms` : undefined,
+          cause: error.safeCause,
+        });
+      }
+      const durationMs = performance.now() - t0;
+      permit.release(readRateLimitHeaders(res.headers, res.status, Date.now()));
+      report({ endpoint, status: res.status, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
+      log.debug({ endpoint, status: res.status, durationMs: Math.round(durationMs), attempt }, "market call");
+
+      if ((res.status >= 200 && res.status < 300) || (res.status === 304 && opts.ifNoneMatch !== undefined)) {
+        return res;
+      }
+      if (res.status === 429 && attempt < retry.attempts) {
+        // Not processed, so even writes may go again; the limiter now holds the wait.
+        log.warn({ endpoint, attempt }, "market call rate limited, waiting for the reset");
+        continue;
+      }
+      if (res.status >= 500 && def.idempotent) {
+        const delay = retryDelay(attempt, started);
+        if (delay !== undefined) {
+          log.warn({ endpoint, attempt, delayMs: delay, status: res.status }, "market read failed, retrying");
+          await sleep(delay);
+          continue;
+        }
+      }
+      throw httpError(route, res, def.idempotent);
+    }
+  }
+
+  function retryDelay(attempt: number, started: number): number | undefined {
+    if (attempt >= retry.attempts) return undefined;
+    const delay = backoffDelayMs(attempt - 1, retry);
+    return performance.now() - started + delay > retry.maxTotalMs ? undefined : delay;
+  }
+
+  function forKey(rawKey: string | undefined): MarketApi {
+    const key = rawKey === undefined || rawKey === "" ? undefined : rawKey;
+    const fingerprint = keyFingerprint(key);
+
+    async function call<R extends RouteName>(
+      route: R,
+      params: PathParams<R>,
+      opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
+    ): Promise<RawResponse> {
+      return run(key, fingerprint, route, buildPath(route, params), opts);
+    }
+
+    async function json<R extends RouteName, S extends z.ZodType>(
+      route: R,
+      params: PathParams<R>,
+      schema: S,
+      opts: { query?: Query; body?: unknown } = {},
+    ): Promise<z.output<S>> {
+      return decode(route, await call(route, params, opts), schema);
+    }
+
+    async function empty<R extends RouteName>(
+      route: R,
+      params: PathParams<R>,
+      opts: { query?: Query; body?: unknown } = {},
+    ): Promise<void> {
+      // Success bodies here are empty, a message object, or anything else: none of it is used.
+      await call(route, params, opts);
+    }
+
+    const api: MarketApi = {
+      searchListings: async (q = {}) => {
+        const query = checked("searchListings", req.SearchListingsQuery, q);
+        const { stickers, ...rest } = query;
+        return json("searchListings", {}, s.ListingPage, {
+          query: {
+            ...rest,
+            stickers: stickers === undefined ? undefined : req.encodeStickerSelectors(stickers),
+          },
+        });
+      },
+      getListing: async (id) => json("getListing", { listing_id: id }, s.Listing),
+      getListingBids: async (id) => json("getListingBids", { listing_id: id }, s.Bid.array()),
+      getSimilarListings: async (id) => json("getSimilarListings", { listing_id: id }, s.Listing.array()),
+      getHistoryGraph: async (name, q = {}) =>
+        json("getHistoryGraph", { market_hash_name: name }, s.HistoryPoint.array(), {
+          query: checked("getHistoryGraph", req.HistoryQuery, q),
+        }),
+      getHistorySales: async (name, q = {}) =>
+        json("getHistorySales", { market_hash_name: name }, s.Listing.array(), {
+          query: checked("getHistorySales", req.HistoryQuery, q),
+        }),
+      getStall: async (platformId, q = {}) =>
+        json("getStall", { platform_id: platformId }, s.StallPage, {
+          query: checked("getStall", req.StallQuery, q),
+        }),
+
+      createListing: async (body) =>
+        json("createListing", {}, s.Listing, { body: checked("createListing", req.NewListing, body) }),
+      updateListing: async (id, patch) =>
+        json("updateListing", { listing_id: id }, s.Listing, {
+          body: checked("updateListing", req.ListingPatch, patch),
+        }),
+      deleteListing: async (id) => empty("deleteListing", { listing_id: id }),
+      bulkList: async (items, opts = {}) => {
+        const body = checked("bulkList", req.BulkListBody, { items, ...opts });
+        return (await json("bulkList", {}, s.ListingsEnvelope, { body })).data;
+      },
+      bulkModify: async (modifications) => {
+        const body = checked("bulkModify", req.BulkModifyBody, { modifications });
+        return (await json("bulkModify", {}, s.ListingsEnvelope, { body })).data;
+      },
+      bulkDelist: async (ids) =>
+        empty("bulkDelist", {}, { body: checked("bulkDelist", req.BulkDelistBody, { contract_ids: ids }) }),
+
+      buyListings: async (body) => {
+        const res = await call("buyListings", {}, { body: checked("buyListings", req.BuyBody, body) });
+        // The spec does not show this body. The purchase happened, so an unreadable answer must not
+        // turn into an error that invites a second buy: report no trades and let callers re-read.
+        const trades = s.TradesEnvelope.safeParse(parseJsonOrUndefined(res.text));
+        if (trades.success) return trades.data.data;
+        log.warn(
+          { endpoint: endpointOf("buyListings") },
+          "purchase answer not understood; returning no trades",
+        );
+        return [];
+      },
+      placeBid: async (id, maxPrice) =>
+        json("placeBid", { listing_id: id }, s.Bid, {
+          body: checked("placeBid", req.BidBody, { max_price: maxPrice }),
+        }),
+      getListingBuyOrders: async (id, q = {}) => {
+        const query = checked("getListingBuyOrders", req.ListingBuyOrdersQuery, q);
+        const cacheKey = `${id}|${query.limit ?? ""}`;
+        const cached = buyOrdersCache.get(cacheKey);
+        const res = await call(
+          "getListingBuyOrders",
+          { listing_id: id },
+          cached === undefined ? { query } : { query, ifNoneMatch: cached.etag },
+        );
+        if (res.status === 304 && cached !== undefined) return cached.value;
+        const value = decode("getListingBuyOrders", res, s.BuyOrderAggregate.array());
+        const etag = headerText(res.headers["etag"]);
+        if (etag === undefined) buyOrdersCache.delete(cacheKey);
+        else buyOrdersCache.set(cacheKey, { etag, value });
+        return value;
+      },
+      getBuyOrdersForItem: async (q) =>
+        json("getBuyOrdersForItem", {}, s.BuyOrder.array(), {
+          query: checked("getBuyOrdersForItem", req.BuyOrdersForItemQuery, q),
+        }),
+      createBuyOrder: async (body) =>
+        json("createBuyOrder", {}, s.BuyOrder, { body: checked("createBuyOrder", req.NewBuyOrder, body) }),
+      updateBuyOrder: async (id, desired) => {
+        const { max_price, quantity, constraints } = checked("updateBuyOrder", req.BuyOrderState, desired);
+        return json("updateBuyOrder", { order_id: id }, s.BuyOrder, {
+          body: { max_price, quantity, ...flatConstraints(constraints) },
+        });
+      },
+      deleteBuyOrder: async (id) => empty("deleteBuyOrder", { order_id: id }),
+      getSimilarBuyOrders: async (body, q = {}) => {
+        const checkedBody = checked("getSimilarBuyOrders", req.SimilarBuyOrdersBody, body);
+        const res = await json("getSimilarBuyOrders", {}, s.BuyOrderAggregatesEnvelope, {
+          query: checked("getSimilarBuyOrders", req.LimitQuery, q),
+          // The spec wants the object even when empty.
+          body: { ...checkedBody, hybrid_properties: definedOnly(checkedBody.hybrid_properties ?? {}) },
+        });
+        return res.data;
+      },
+      getMyBuyOrders: async (q = {}) =>
+        json("getMyBuyOrders", {}, s.MyBuyOrdersPage, {
+          query: checked("getMyBuyOrders", req.MyBuyOrdersQuery, q),
+        }),
+
+      createOffer: async (body) => {
+        const offer = checked("createOffer", req.NewOffer, body);
+        return json("createOffer", {}, s.Offer, {
+          body: { ...offer, cancel_previous_offer: offer.cancel_previous_offer ?? false },
+        });
+      },
+      counterOffer: async (id, price) =>
+        json("counterOffer", { offer_id: id }, s.Offer, {
+          body: checked("counterOffer", req.PriceBody, { price }),
+        }),
+      getOffersTimeline: async (q = {}) =>
+        json("getOffersTimeline", {}, s.OffersTimelinePage, {
+          query: checked("getOffersTimeline", req.OffersTimelineQuery, q),
+        }),
+
+      getMyTrades: async (q = {}) => {
+        const { state, ...rest } = checked("getMyTrades", req.MyTradesQuery, q);
+        return json("getMyTrades", {}, s.TradesPage, {
+          query: { ...rest, state: Array.isArray(state) ? state.join(",") : state },
+        });
+      },
+      getTrade: async (id) => json("getTrade", { trade_id: id }, s.Trade),
+      acceptTrade: async (id) => empty("acceptTrade", { trade_id: id }),
+      bulkAcceptTrades: async (ids) => {
+        const body = checked("bulkAcceptTrades", req.TradeIdsBody, { trade_ids: ids });
+        return (await json("bulkAcceptTrades", {}, s.TradesEnvelope, { body })).data;
+      },
+      bulkCancelTrades: async (ids) => {
+        const body = checked("bulkCancelTrades", req.TradeIdsBody, { trade_ids: ids });
+        return (await json("bulkCancelTrades", {}, s.TradesEnvelope, { body })).data;
+      },
+
+      getTransactions: async (q = {}) =>
+        json("getTransactions", {}, s.TransactionsPage, {
+          query: checked("getTransactions", req.TransactionsQuery, q),
+        }),
+      getWatchlist: async (q = {}) =>
+        json("getWatchlist", {}, s.ListingPage, { query: checked("getWatchlist", req.WatchlistQuery, q) }),
+      addToWatchlist: async (id) => empty("addToWatchlist", { listing_id: id }),
+      removeFromWatchlist: async (id) => empty("removeFromWatchlist", { listing_id: id }),
+      getMe: async () => json("getMe", {}, s.Me),
+
+      iterateListings: (q = {}, opts = {}) => paging.iterateListings(api, q, opts),
+      iterateStall: (platformId, q = {}, opts = {}) => paging.iterateStall(api, platformId, q, opts),
+      iterateWatchlist: (q = {}, opts = {}) => paging.iterateWatchlist(api, q, opts),
+      iterateMyTrades: (q = {}, opts = {}) => paging.iterateMyTrades(api, q, opts),
+      iterateTransactions: (q = {}, opts = {}) => paging.iterateTransactions(api, q, opts),
+      iterateOffersTimeline: (q = {}, opts = {}) => paging.iterateOffersTimeline(api, q, opts),
+      iterateMyBuyOrders: (q = {}, opts = {}) => paging.iterateMyBuyOrders(api, q, opts),
+    };
+    return api;
+  }
+
+  return {
+    forKey,
+    rateLimitState: (key, endpoint) => limiter.state(keyFingerprint(key === "" ? undefined : key), endpoint),
+    close: async () => {
+      closed = true;
+      await pool.close();
+    },
+  };
+}
+
+/** Validates caller input before anything leaves; failures name the offending field. */
+function checked<S extends z.ZodType>(route: RouteName, schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new MarketError({
+    kind: "invalid_argument",
+    endpoint: endpointOf(route),
+    zodPath: issue?.path ?? [],
+    detail: issue?.message,
+  });
+}
+
+function decode<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
+  const endpoint = endpointOf(route);
+  // A write that answered 2xx was applied even if we cannot read the answer.
+  const mayHaveSucceeded = !ROUTES[route].idempotent;
+  let body: unknown;
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    throw new MarketError({
+      kind: "invalid_response",
+      endpoint,
+      status: res.status,
+      zodPath: [],
+      mayHaveSucceeded,
+      detail: res.text === "" ? "empty body" : "body is not JSON",
+    });
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new MarketError({
+    kind: "invalid_response",
+    endpoint,
+    status: res.status,
+    zodPath: issue?.path ?? [],
+    mayHaveSucceeded,
+    detail: issue?.message,
+  });
+}
+
+function httpError(route: RouteName, res: RawResponse, idempotent: boolean): MarketError {
+  const endpoint = endpointOf(route);
+  const { code, message } = parseErrorBody(res.text);
+  const base = { endpoint, status: res.status, code, serviceMessage: message };
+  const kind = errorKind(route, res.status, code);
+  if (kind === "rate_limited") {
+    const observed = readRateLimitHeaders(res.headers, res.status, Date.now());
+    return new MarketError({ ...base, kind, retryAfterMs: observed.retryAfterMs });
+  }
+  // A gateway error on a write says nothing about whether the write landed.
+  return new MarketError({ ...base, kind, mayHaveSucceeded: kind === "upstream" && !idempotent });
+}
+
+function errorKind(route: RouteName, status: number, code: number | undefined): MarketErrorKind {
+  if (status === 401) return "unauthorized";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not_found";
+  if (status === 429) return "rate_limited";
+  if (status >= 500) return "upstream";
+  if (status === 400 && route === "createOffer" && code === 4) return "offers_disabled";
+  if (status === 400 && route === "buyListings") return "stale_purchase";
+  if (status >= 400) return "bad_request";
+  // 1xx/3xx (an unasked-for 304, a redirect): nothing we can read.
+  return "invalid_response";
+}
+
+function parseErrorBody(text: string): { code: number | undefined; message: string | undefined } {
+  try {
+    const parsed = s.ErrorBody.safeParse(JSON.parse(text));
+    if (!parsed.success) return { code: undefined, message: undefined };
+    const message = parsed.data.message?.slice(0, MAX_SERVICE_MESSAGE);
+    return { code: parsed.data.code, message };
+  } catch {
+    return { code: undefined, message: undefined };
+  }
+}
+
+/** The PATCH body of a buy order carries every constraint flat, null where unset (absolute update). */
+function flatConstraints(c: BuyOrderConstraints): Record<(typeof req.CONSTRAINT_FIELDS)[number], unknown> {
+  return Object.fromEntries(req.CONSTRAINT_FIELDS.map((field) => [field, c[field] ?? null])) as Record<
+    (typeof req.CONSTRAINT_FIELDS)[number],
+    unknown
+  >;
+}
+
+/** Drops null/undefined constraints: on create, an absent constraint means "any". */
+function definedOnly(c: BuyOrderConstraints): Partial<BuyOrderConstraints> {
+  return Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined));
+}
+
+function toQueryString(query: Query | undefined): string {
+  if (query === undefined) return "";
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(name, v);
+    else params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  return errorCode((error as { cause?: unknown }).cause);
+}
+
+/**
+ * undici's errors are kept out of MarketError.cause: only their name, code and message travel,
+ * with any occurrence of the key scrubbed, so no header or key can leak through a logged cause.
+ */
+function sanitizeCause(error: unknown, key: string | undefined): Error {
+  const name = error instanceof Error ? error.name : "Error";
+  const code = errorCode(error);
+  let message = error instanceof Error ? error.message : String(error);
+  if (key !== undefined) message = message.split(key).join("[redacted]");
+  const safe = new Error(code === undefined ? message : `${code}: ${message}`);
+  safe.name = name;
+  return safe;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
