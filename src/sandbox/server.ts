@@ -111,7 +111,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
       const keyUser = key === undefined ? undefined : store.usersByKey.get(key);
       const user = keyUser && !keyUser.revoked ? keyUser : undefined;
       const identity = user ? `k:${user.apiKey}` : `a:${req.socket.remoteAddress ?? "?"}`;
-      const decision = deps.limiter.take(`${identity} ${method} ${template}`, store.now());
+      const decision = deps.limiter.take(`${identity} ${method} ${template}`, store.realNow());
       rate = decision.headers;
       if (!decision.allowed) {
         reply = {
@@ -147,7 +147,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
           }
           if (f.kind === "rate_limit") {
             const after = f.retryAfterSeconds ?? 1;
-            rate = deps.limiter.exhausted(store.now(), after);
+            rate = deps.limiter.exhausted(store.realNow(), after);
             reply = {
               status: 429,
               body: { code: ErrorCode.rateLimited, message: "rate limit exceeded (injected)" },

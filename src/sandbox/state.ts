@@ -302,6 +302,11 @@ export class Store {
     private readonly clock: () => number,
   ) {}
 
+  /** Wall-clock time without advanceClock offsets: rate-limit windows are real time. */
+  realNow(): number {
+    return this.clock();
+  }
+
   now(): number {
     return this.clock() + this.offsetMs;
   }
