@@ -67,7 +67,9 @@ describe("authentication", () => {
 });
 
 describe("rate limits", () => {
-  const t = useSandbox({ rateLimit: { limit: 3, windowMs: 60_000 } });
+  // Rate-limit windows follow the wall clock (not advanceClock); drive it through `clock`.
+  let wallOffsetMs = 0;
+  const t = useSandbox({ rateLimit: { limit: 3, windowMs: 60_000 }, clock: () => Date.now() + wallOffsetMs });
 
   it("sends X-RateLimit-* headers on every answer and 429 with Retry-After when the budget is spent", async () => {
     const answers = [];
@@ -93,10 +95,12 @@ describe("rate limits", () => {
     expect(withKey.headers["x-ratelimit-remaining"]).toBe("2");
   });
 
-  it("opens a new window once the sandbox clock passes the reset time", async () => {
+  it("opens a new window once the wall clock passes the reset time, not the sandbox clock", async () => {
     const spent = await t.api("GET", "/listings?limit=1");
     expect(spent.status).toBe(429);
-    t.sb.control.advanceClock(61_000);
+    t.sb.control.advanceClock(3_600_000);
+    expect((await t.api("GET", "/listings?limit=1")).status).toBe(429);
+    wallOffsetMs += 61_000;
     const again = await t.api("GET", "/listings?limit=1");
     expect(again.status).toBe(200);
     expect(again.headers["x-ratelimit-remaining"]).toBe("2");
