@@ -1,0 +1,373 @@
+// Watch-rule filters: the stored JSON schema, building them from command options, describing them, and the one definition of what each filter means.
+import { z } from "zod";
+import { discountPercent, formatCents, MAX_CENTS } from "../money.ts";
+import type { Listing, ListingType } from "../market/schemas.ts";
+import { invalidOption, UserFacingError } from "../errors.ts";
+import {
+  MAX_SEEDS,
+  MAX_SMALL_ID,
+  MAX_STICKER_SELECTORS,
+  parseFloatValue,
+  parseIntOption,
+  parsePercent,
+  parsePrice,
+  parseRange,
+  parseSeeds,
+  parseSmallIdList,
+  parseStickerSelectors,
+  parseText,
+  safeUserText,
+  SEED_MAX,
+  STICKER_SLOT_MAX,
+  type RawOption,
+} from "../input/parse.ts";
+
+export const MAX_ITEM_NAME = 128;
+export const MAX_KEYCHAINS = 4;
+const MAX_REF_QTY = 1_000_000_000;
+
+const SmallId = z.number().int().min(0).max(MAX_SMALL_ID);
+const FloatBound = z.number().min(0).max(1);
+
+export const RuleCategory = z.enum(["any", "normal", "statcounter", "souvenir"]);
+export type RuleCategory = z.infer<typeof RuleCategory>;
+
+export const StickerSelectorSchema = z.strictObject({
+  id: SmallId,
+  slot: z.number().int().min(0).max(STICKER_SLOT_MAX).optional(),
+});
+
+/** Filters that select a part of the market; type and category alone would select all of it. */
+export const NARROWING_FILTERS = [
+  "item",
+  "def_index",
+  "paint_index",
+  "paint_seeds",
+  "min_float",
+  "max_float",
+  "max_price",
+  "min_discount",
+  "stickers",
+  "keychains",
+] as const;
+
+/**
+ * A watch rule's filters as stored (JSON column). Strict: an unknown key is a filter this build
+ * does not understand, and ignoring it would silently widen the rule, so such a row fails to
+ * parse and is skipped (and logged) by whoever loads it.
+ */
+export const RuleFilters = z
+  .strictObject({
+    /** market_hash_name; exact, case-insensitive. */
+    item: z.string().trim().min(1).max(MAX_ITEM_NAME).optional(),
+    def_index: SmallId.optional(),
+    paint_index: SmallId.optional(),
+    /** Any of these seeds. */
+    paint_seeds: z.array(z.number().int().min(0).max(SEED_MAX)).min(1).max(MAX_SEEDS).optional(),
+    min_float: FloatBound.optional(),
+    max_float: FloatBound.optional(),
+    /** Cents, inclusive. */
+    max_price: z.number().int().min(0).max(MAX_CENTS).optional(),
+    /** Percent below the reference price, inclusive. */
+    min_discount: z.number().min(0).max(100).optional(),
+    /** Minimum reference-price sample quantity. */
+    min_ref_qty: z.number().int().min(0).max(MAX_REF_QTY).optional(),
+    type: z.enum(["buy_now", "auction"]).optional(),
+    category: RuleCategory.optional(),
+    stickers: z.array(StickerSelectorSchema).min(1).max(MAX_STICKER_SELECTORS).optional(),
+    keychains: z.array(SmallId).min(1).max(MAX_KEYCHAINS).optional(),
+  })
+  .refine((f) => f.min_float === undefined || f.max_float === undefined || f.min_float <= f.max_float, {
+    message: "min_float must not be above max_float",
+    path: ["min_float"],
+  })
+  .refine((f) => NARROWING_FILTERS.some((k) => f[k] !== undefined), {
+    message: "a rule needs at least one narrowing filter",
+  });
+export type RuleFilters = z.infer<typeof RuleFilters>;
+
+// ---------------------------------------------------------------------------------------------
+// Building from command options
+
+/** Raw slash-command option values, named like the filters; null/undefined = not given. */
+export type RuleOptions = { [K in keyof RuleFilters]?: RawOption | null | undefined };
+
+const given = (v: RawOption | null | undefined): v is RawOption => v !== undefined && v !== null && v !== "";
+
+/**
+ * Builds validated filters from the options a user typed. Every problem is an invalidOption
+ * naming the option, so the user sees which field to fix.
+ */
+export function ruleFromOptions(options: RuleOptions): RuleFilters {
+  const f: RuleFilters = {};
+  const o = options;
+  if (given(o.item)) f.item = parseText("item", o.item, MAX_ITEM_NAME);
+  if (given(o.def_index)) f.def_index = parseIntOption("def_index", o.def_index, 0, MAX_SMALL_ID);
+  if (given(o.paint_index)) f.paint_index = parseIntOption("paint_index", o.paint_index, 0, MAX_SMALL_ID);
+  if (given(o.paint_seeds)) f.paint_seeds = parseSeeds("paint_seeds", o.paint_seeds);
+  const minFloat = given(o.min_float) ? parseFloatValue("min_float", o.min_float) : undefined;
+  const maxFloat = given(o.max_float) ? parseFloatValue("max_float", o.max_float) : undefined;
+  parseRange("min_float", minFloat, "max_float", maxFloat);
+  if (minFloat !== undefined) f.min_float = minFloat;
+  if (maxFloat !== undefined) f.max_float = maxFloat;
+  if (given(o.max_price)) f.max_price = parsePrice("max_price", o.max_price);
+  if (given(o.min_discount)) f.min_discount = parsePercent("min_discount", o.min_discount);
+  if (given(o.min_ref_qty)) f.min_ref_qty = parseIntOption("min_ref_qty", o.min_ref_qty, 0, MAX_REF_QTY);
+  if (given(o.type)) {
+    const type = z.enum(["buy_now", "auction"]).safeParse(String(o.type).trim().toLowerCase());
+    if (!type.success) throw invalidOption("type", "must be buy_now or auction");
+    f.type = type.data;
+  }
+  if (given(o.category)) {
+    const category = RuleCategory.safeParse(String(o.category).trim().toLowerCase());
+    if (!category.success) throw invalidOption("category", "must be any, normal, statcounter or souvenir");
+    // "any" is the same as not filtering; storing it would only make equal rules look different.
+    if (category.data !== "any") f.category = category.data;
+  }
+  if (given(o.stickers)) f.stickers = parseStickerSelectors("stickers", o.stickers);
+  if (given(o.keychains)) f.keychains = parseSmallIdList("keychains", o.keychains, MAX_KEYCHAINS, "keychain");
+
+  if (!NARROWING_FILTERS.some((k) => f[k] !== undefined)) {
+    // Not one option's fault, so no option is named.
+    throw new UserFacingError(
+      "invalid_input",
+      "Add at least one filter that narrows the rule (item, def_index, paint_index, paint_seeds, a float bound, " +
+        "max_price, min_discount, stickers or keychains): type, category and min_ref_qty alone would match the whole market.",
+      { reason: "no_narrowing_filter" },
+    );
+  }
+  // The parsers above already enforce every bound; parsing again keeps the stored shape and the
+  // schema from drifting apart (a failure here is a bug, not a user error).
+  return RuleFilters.parse(f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Describing
+
+const MAX_SEEDS_SHOWN = 5;
+
+/** A short human line, e.g. "Falcon Rifle | Ember Tide (Pristine) · float 0–0.07 · ≤ $120.00 · ≥ 15% below ref". */
+export function describeFilters(filters: RuleFilters): string {
+  const parts: string[] = [];
+  const f = filters;
+  if (f.item !== undefined) parts.push(safeUserText(f.item, MAX_ITEM_NAME));
+  if (f.def_index !== undefined) parts.push(`def ${f.def_index}`);
+  if (f.paint_index !== undefined) parts.push(`paint ${f.paint_index}`);
+  if (f.paint_seeds !== undefined) {
+    const shown = f.paint_seeds.slice(0, MAX_SEEDS_SHOWN).join(", ");
+    const more = f.paint_seeds.length - MAX_SEEDS_SHOWN;
+    parts.push(`seed ${shown}${more > 0 ? ` +${more} more` : ""}`);
+  }
+  if (f.min_float !== undefined && f.max_float !== undefined)
+    parts.push(`float ${f.min_float}–${f.max_float}`);
+  else if (f.min_float !== undefined) parts.push(`float ≥ ${f.min_float}`);
+  else if (f.max_float !== undefined) parts.push(`float ≤ ${f.max_float}`);
+  if (f.max_price !== undefined) parts.push(`≤ ${formatCents(f.max_price)}`);
+  if (f.min_discount !== undefined) parts.push(`≥ ${f.min_discount}% below ref`);
+  if (f.min_ref_qty !== undefined) parts.push(`ref qty ≥ ${f.min_ref_qty}`);
+  if (f.type !== undefined) parts.push(f.type === "auction" ? "auctions" : "buy now");
+  if (f.category === "normal") parts.push("not statcounter/souvenir");
+  else if (f.category === "statcounter" || f.category === "souvenir") parts.push(f.category);
+  if (f.stickers !== undefined) {
+    parts.push(
+      `stickers ${f.stickers.map((s) => (s.slot === undefined ? `${s.id}` : `${s.id} (slot ${s.slot})`)).join(", ")}`,
+    );
+  }
+  if (f.keychains !== undefined) parts.push(`keychains ${f.keychains.join(", ")}`);
+  return parts.join(" · ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching: the meaning of every filter lives below, and only here.
+
+const TYPE_ANY = 0;
+const TYPE_CODE: Record<ListingType, number> = { buy_now: 1, auction: 2 };
+const CATEGORY_CODE: Record<RuleCategory, number> = { any: 0, normal: 1, statcounter: 2, souvenir: 3 };
+/** Binary fractions make 29% come out as 28.999999999999996%; a rule at exactly 29% must still match. */
+const DISCOUNT_EPSILON = 1e-9;
+
+/** discount >= minDiscount, inclusive and tolerant of binary fractions; a NaN discount never meets it. */
+export function meetsDiscount(discount: number, minDiscount: number): boolean {
+  return discount >= minDiscount - DISCOUNT_EPSILON;
+}
+
+/**
+ * What the filters need from a listing, computed once per listing rather than once per rule.
+ * Absent numbers are NaN: NaN compares false with everything, so a filter on an absent value
+ * cannot match.
+ */
+export interface ListingFacts {
+  listed: boolean;
+  /** market_hash_name lowercased (the matcher may swap in an equal, interned string). */
+  nameLower: string;
+  defIndex: number;
+  paintIndex: number;
+  paintSeed: number;
+  float: number;
+  price: number;
+  /** Percent below the reference price; NaN without a usable reference. */
+  discount: number;
+  refQty: number;
+  type: number;
+  statcounter: boolean;
+  souvenir: boolean;
+  /** Parallel arrays: stickerSlots[i] is NaN when the listing does not say. */
+  stickerIds: number[];
+  stickerSlots: number[];
+  keychainIds: number[];
+}
+
+/**
+ * The reference price a discount is measured against: the listing's own reference (it accounts
+ * for this item's float and stickers, hence predicted_price first), else the item-level one;
+ * within each, predicted_price before base_price. Absent or <= 0: no reference.
+ */
+export function referencePriceOf(listing: Listing): number | undefined {
+  const ref =
+    listing.reference?.predicted_price ??
+    listing.reference?.base_price ??
+    listing.item.reference?.predicted_price ??
+    listing.item.reference?.base_price;
+  return ref !== undefined && Number.isFinite(ref) && ref > 0 ? ref : undefined;
+}
+
+/** Reference sample quantity, from the same places (listing first, then item). */
+export function referenceQuantityOf(listing: Listing): number | undefined {
+  return listing.reference?.quantity ?? listing.item.reference?.quantity;
+}
+
+const num = (v: number | undefined): number => (v === undefined ? NaN : v);
+
+export function prepareListing(listing: Listing): ListingFacts {
+  const item = listing.item;
+  const stickers = item.stickers ?? [];
+  const keychains = item.keychains ?? [];
+  return {
+    listed: listing.state === "listed",
+    nameLower: item.market_hash_name.toLowerCase(),
+    defIndex: num(item.def_index),
+    paintIndex: num(item.paint_index),
+    paintSeed: num(item.paint_seed),
+    float: num(item.float_value),
+    price: listing.price,
+    discount: num(discountPercent(listing.price, referencePriceOf(listing))),
+    refQty: num(referenceQuantityOf(listing)),
+    type: TYPE_CODE[listing.type],
+    statcounter: item.is_statcounter === true,
+    souvenir: item.is_souvenir === true,
+    stickerIds: stickers.map((s) => s.stickerId),
+    stickerSlots: stickers.map((s) => num(s.slot)),
+    keychainIds: keychains.map((k) => k.stickerId),
+  };
+}
+
+/**
+ * Filters in a flat, fixed shape for fast repeated matching (one hidden class, no closures,
+ * sentinels instead of absent keys). "Not set" is: "" for the name, -1 for indexes and slots,
+ * null for lists, a has* flag for bounds whose absence differs from any value.
+ */
+export interface CompiledFilters {
+  readonly itemLower: string;
+  readonly defIndex: number;
+  readonly paintIndex: number;
+  readonly seeds: readonly number[] | null;
+  readonly hasFloat: boolean;
+  readonly minFloat: number;
+  readonly maxFloat: number;
+  readonly maxPrice: number;
+  readonly hasDiscount: boolean;
+  readonly minDiscount: number;
+  readonly hasRefQty: boolean;
+  readonly minRefQty: number;
+  readonly type: number;
+  readonly category: number;
+  readonly stickerIds: readonly number[] | null;
+  readonly stickerSlots: readonly number[] | null;
+  readonly keychainIds: readonly number[] | null;
+}
+
+/** intern lets an index hand back one shared string per item name (saves memory, speeds compares). */
+export function compileFilters(
+  f: RuleFilters,
+  intern: (nameLower: string) => string = (s) => s,
+): CompiledFilters {
+  return {
+    itemLower: f.item === undefined ? "" : intern(f.item.toLowerCase()),
+    defIndex: f.def_index ?? -1,
+    paintIndex: f.paint_index ?? -1,
+    seeds: f.paint_seeds ?? null,
+    hasFloat: f.min_float !== undefined || f.max_float !== undefined,
+    minFloat: f.min_float ?? -Infinity,
+    maxFloat: f.max_float ?? Infinity,
+    maxPrice: f.max_price ?? Infinity,
+    hasDiscount: f.min_discount !== undefined,
+    minDiscount: f.min_discount ?? 0,
+    hasRefQty: f.min_ref_qty !== undefined,
+    minRefQty: f.min_ref_qty ?? 0,
+    type: f.type === undefined ? TYPE_ANY : TYPE_CODE[f.type],
+    category: CATEGORY_CODE[f.category ?? "any"],
+    stickerIds: f.stickers ? f.stickers.map((s) => s.id) : null,
+    stickerSlots: f.stickers ? f.stickers.map((s) => s.slot ?? -1) : null,
+    keychainIds: f.keychains ?? null,
+  };
+}
+
+/**
+ * THE definition of a match. Cheap and selective checks come first.
+ * - only listings in state "listed";
+ * - item: exact market_hash_name, case-insensitive; def_index, paint_index: equal;
+ * - paint_seeds: the listing's seed is any of them;
+ * - max_price: price <= max_price (inclusive);
+ * - type: equal; category: normal = neither statcounter nor souvenir, statcounter/souvenir = that flag true;
+ * - min_float/max_float: inclusive bounds; a listing without a float cannot match a float rule;
+ * - min_discount: (ref - price) / ref * 100 >= min_discount, ref from referencePriceOf(); no reference -> no match;
+ * - min_ref_qty: reference quantity >= min_ref_qty; no quantity -> no match;
+ * - stickers: each selector is carried (at its slot when given); keychains: each id is carried.
+ *   Selectors are checked independently, so "123, 123" means one copy; "123|0, 123|1" asks for two.
+ */
+export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
+  if (!l.listed) return false;
+  if (c.itemLower !== "" && c.itemLower !== l.nameLower) return false;
+  if (l.price > c.maxPrice) return false;
+  if (c.defIndex >= 0 && c.defIndex !== l.defIndex) return false;
+  if (c.paintIndex >= 0 && c.paintIndex !== l.paintIndex) return false;
+  if (c.type !== TYPE_ANY && c.type !== l.type) return false;
+  switch (c.category) {
+    case 1:
+      if (l.statcounter || l.souvenir) return false;
+      break;
+    case 2:
+      if (!l.statcounter) return false;
+      break;
+    case 3:
+      if (!l.souvenir) return false;
+      break;
+  }
+  if (c.hasFloat && !(l.float >= c.minFloat && l.float <= c.maxFloat)) return false;
+  if (c.hasDiscount && !meetsDiscount(l.discount, c.minDiscount)) return false;
+  if (c.hasRefQty && !(l.refQty >= c.minRefQty)) return false;
+  if (c.seeds !== null && !c.seeds.includes(l.paintSeed)) return false;
+  if (c.stickerIds !== null && c.stickerSlots !== null) {
+    for (let i = 0; i < c.stickerIds.length; i++) {
+      const id = c.stickerIds[i];
+      const slot = c.stickerSlots[i];
+      let found = false;
+      for (let j = 0; j < l.stickerIds.length; j++) {
+        if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+  }
+  if (c.keychainIds !== null) {
+    for (const id of c.keychainIds) if (!l.keychainIds.includes(id)) return false;
+  }
+  return true;
+}
+
+/** Whether a listing satisfies every filter of a rule (see matchesFacts for each filter's meaning). */
+export function matchesListing(filters: RuleFilters, listing: Listing): boolean {
+  return matchesFacts(compileFilters(filters), prepareListing(listing));
+}

@@ -1,0 +1,320 @@
+// Matcher index: same answers as a linear scan over random rules and listings, and add/remove/update behaviour.
+import { describe, expect, it } from "vitest";
+import { Listing } from "../../src/market/schemas.ts";
+import { RuleFilters } from "../../src/alerts/ruleFilters.ts";
+import {
+  createMatcherIndex,
+  linearScanMatch,
+  type MatcherRule,
+  type RuleRef,
+} from "../../src/alerts/matcher.ts";
+import { seededRandom } from "../../bench/matching.ts";
+import { listingWith, type RawListing } from "./fixtures.ts";
+
+// Small value domains on purpose: random rules and listings then collide often, so matches,
+// near-misses and boundary values (equal price, equal float) all occur many times.
+const NAMES = [
+  "Falcon Rifle | Ember Tide (Pristine)",
+  "Viper SMG | Frost Web (Field Worn)",
+  "★ Talon Knife | Fade (Pristine)",
+  "Onyx Pistol | Neon Bloom (Scarred)",
+];
+const FLOATS = [0, 0.01, 0.07, 0.15, 0.38, 0.5, 1];
+
+interface Gen {
+  rnd: () => number;
+  int: (lo: number, hi: number) => number;
+  pick: <T>(xs: readonly T[]) => T;
+  chance: (p: number) => boolean;
+}
+
+function gen(seed: number): Gen {
+  const rnd = seededRandom(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+  return {
+    rnd,
+    int,
+    pick: (xs) => xs[int(0, xs.length - 1)] as (typeof xs)[number],
+    chance: (p) => rnd() < p,
+  };
+}
+
+function randomCase(g: Gen, name: string): string {
+  return g.chance(0.3) ? name.toUpperCase() : g.chance(0.3) ? name.toLowerCase() : name;
+}
+
+function randomFilters(g: Gen): RuleFilters {
+  const f: Record<string, unknown> = {};
+  if (g.chance(0.45)) f["item"] = randomCase(g, g.pick(NAMES));
+  if (g.chance(0.3)) f["def_index"] = g.int(1, 3);
+  if (g.chance(0.3)) f["paint_index"] = g.int(10, 12);
+  // Mostly short seed lists (indexed by seed), sometimes long ones (indexed elsewhere).
+  if (g.chance(0.2))
+    f["paint_seeds"] = [
+      ...new Set(Array.from({ length: g.chance(0.2) ? g.int(11, 16) : g.int(1, 3) }, () => g.int(0, 15))),
+    ];
+  if (g.chance(0.3)) {
+    const [a, b] = [g.pick(FLOATS), g.pick(FLOATS)].sort((x, y) => x - y);
+    if (g.chance(0.7)) f["min_float"] = a;
+    if (g.chance(0.7)) f["max_float"] = b;
+  }
+  if (g.chance(0.4)) f["max_price"] = g.int(10, 100) * 10;
+  if (g.chance(0.3)) f["min_discount"] = g.pick([0, 5, 10, 15, 20, 29, 50]);
+  if (g.chance(0.15)) f["min_ref_qty"] = g.int(0, 50);
+  if (g.chance(0.2)) f["type"] = g.pick(["buy_now", "auction"]);
+  if (g.chance(0.25)) f["category"] = g.pick(["any", "normal", "statcounter", "souvenir"]);
+  if (g.chance(0.2)) {
+    const stickers = new Map<string, { id: number; slot?: number }>();
+    for (let i = g.int(1, 2); i > 0; i--) {
+      const s = g.chance(0.5) ? { id: g.int(1, 5), slot: g.int(0, 3) } : { id: g.int(1, 5) };
+      stickers.set(`${s.id}|${s.slot}`, s);
+    }
+    f["stickers"] = [...stickers.values()];
+  }
+  if (g.chance(0.1)) f["keychains"] = [...new Set([g.int(1, 3), g.int(1, 3)])];
+  if (
+    ![
+      "item",
+      "def_index",
+      "paint_index",
+      "paint_seeds",
+      "min_float",
+      "max_float",
+      "max_price",
+      "min_discount",
+      "stickers",
+      "keychains",
+    ].some((k) => k in f)
+  ) {
+    f["max_price"] = g.int(10, 100) * 10;
+  }
+  return RuleFilters.parse(f);
+}
+
+function randomListing(g: Gen, n: number): Listing {
+  const opt = <T>(p: number, v: () => T): T | null => (g.chance(p) ? v() : null);
+  const price = g.int(10, 100) * 10;
+  const reference = () => ({
+    predicted_price: opt(0.7, () => g.int(10, 100) * 10),
+    base_price: opt(0.7, () => g.int(10, 100) * 10),
+    quantity: opt(0.7, () => g.int(0, 50)),
+  });
+  const raw: RawListing = {
+    id: String(1_000_000 + n),
+    type: g.chance(0.7) ? "buy_now" : "auction",
+    price,
+    state: g.chance(0.9) ? "listed" : g.pick(["sold", "delisted"]),
+    item: {
+      market_hash_name: g.pick(NAMES),
+      def_index: opt(0.9, () => g.int(1, 3)),
+      paint_index: opt(0.9, () => g.int(10, 12)),
+      paint_seed: opt(0.9, () => g.int(0, 15)),
+      float_value: opt(0.85, () => (g.chance(0.5) ? g.pick(FLOATS) : g.rnd())),
+      is_statcounter: opt(0.8, () => g.chance(0.2)),
+      is_souvenir: opt(0.8, () => g.chance(0.1)),
+      stickers: opt(0.6, () =>
+        Array.from({ length: g.int(0, 4) }, (_, i) => ({
+          stickerId: g.int(1, 5),
+          slot: g.chance(0.9) ? i : null,
+        })),
+      ),
+      keychains: opt(0.3, () => [{ stickerId: g.int(1, 3) }]),
+      reference: opt(0.5, reference),
+    },
+    reference: opt(0.6, reference),
+  };
+  return Listing.parse(raw);
+}
+
+const ids = (refs: readonly RuleRef[]) => refs.map((r) => r.id).sort();
+
+describe("matcher index equals a linear scan", () => {
+  it("GIVEN 4000 random rules WHEN 1500 random listings arrive THEN the index returns exactly the linear scan's rules", () => {
+    const g = gen(20250307);
+    const rules: MatcherRule[] = Array.from({ length: 4000 }, (_, i) => ({
+      id: `r${i}`,
+      userId: `u${i % 97}`,
+      filters: randomFilters(g),
+    }));
+    const index = createMatcherIndex();
+    for (const rule of rules) index.add(rule);
+    expect(index.size).toBe(rules.length);
+
+    let total = 0;
+    let listingsWithMatches = 0;
+    const keysSeenInMatches = new Set<string>();
+    const byId = new Map(rules.map((r) => [r.id, r]));
+    // Differences are collected and asserted once: thousands of expect() calls would dominate the run.
+    const differences: Array<{ listing: string; index: string[]; linear: string[] }> = [];
+    const wrongUsers: string[] = [];
+    for (let n = 0; n < 1500; n++) {
+      const listing = randomListing(g, n);
+      const expected = ids(linearScanMatch(rules, listing));
+      const actual = index.match(listing);
+      const got = ids(actual);
+      if (got.join() !== expected.join())
+        differences.push({ listing: listing.id, index: got, linear: expected });
+      for (const ref of actual) {
+        const rule = byId.get(ref.id);
+        if (ref.userId !== rule?.userId) wrongUsers.push(ref.id);
+        for (const key of Object.keys(rule?.filters ?? {})) keysSeenInMatches.add(key);
+      }
+      total += expected.length;
+      if (expected.length > 0) listingsWithMatches++;
+    }
+    expect(differences).toEqual([]);
+    expect(wrongUsers).toEqual([]);
+    // The comparison means something only if matches are common but not universal, and every
+    // kind of filter took part in some match.
+    expect(total).toBeGreaterThan(5000);
+    expect(listingsWithMatches).toBeGreaterThan(500);
+    expect(listingsWithMatches).toBeLessThan(1500);
+    expect([...keysSeenInMatches].sort()).toEqual(
+      [
+        "category",
+        "def_index",
+        "item",
+        "keychains",
+        "max_float",
+        "max_price",
+        "min_discount",
+        "min_float",
+        "min_ref_qty",
+        "paint_index",
+        "paint_seeds",
+        "stickers",
+        "type",
+      ].sort(),
+    );
+  });
+
+  it("GIVEN random adds, updates and removes between matches WHEN listings arrive THEN the index still equals the linear scan", () => {
+    const g = gen(77);
+    const index = createMatcherIndex();
+    const live = new Map<string, MatcherRule>();
+    let nextId = 0;
+    let compared = 0;
+    const differences: Array<{ step: number; index: string[]; linear: string[] }> = [];
+    const sizeErrors: number[] = [];
+    for (let step = 0; step < 6000; step++) {
+      const op = g.rnd();
+      const existing = [...live.keys()];
+      if (op < 0.4 || existing.length === 0) {
+        const rule = { id: `r${nextId++}`, userId: `u${g.int(1, 20)}`, filters: randomFilters(g) };
+        index.add(rule);
+        live.set(rule.id, rule);
+      } else if (op < 0.55) {
+        const rule = { id: g.pick(existing), userId: `u${g.int(1, 20)}`, filters: randomFilters(g) };
+        index.update(rule);
+        live.set(rule.id, rule);
+      } else if (op < 0.7) {
+        const id = g.pick(existing);
+        if (!index.remove(id)) sizeErrors.push(step);
+        live.delete(id);
+      } else {
+        const listing = randomListing(g, step);
+        const got = ids(index.match(listing));
+        const expected = ids(linearScanMatch([...live.values()], listing));
+        if (got.join() !== expected.join()) differences.push({ step, index: got, linear: expected });
+        compared++;
+      }
+      if (index.size !== live.size) sizeErrors.push(step);
+    }
+    expect(differences).toEqual([]);
+    expect(sizeErrors).toEqual([]);
+    expect(compared).toBeGreaterThan(1000);
+  });
+});
+
+describe("matcher index maintenance", () => {
+  const listing = listingWith();
+  const byName: MatcherRule = {
+    id: "1",
+    userId: "u1",
+    filters: { item: "Falcon Rifle | Ember Tide (Pristine)" },
+  };
+
+  it("GIVEN a rule WHEN it is removed THEN a matching listing no longer returns it", () => {
+    const index = createMatcherIndex();
+    index.add(byName);
+    expect(index.match(listing).map((r) => ({ id: r.id, userId: r.userId }))).toEqual([
+      { id: "1", userId: "u1" },
+    ]);
+    expect(index.remove("1")).toBe(true);
+    expect(index.match(listing)).toEqual([]);
+    expect(index.size).toBe(0);
+  });
+
+  it("GIVEN an unknown id WHEN removed THEN nothing changes and false is returned", () => {
+    const index = createMatcherIndex();
+    index.add(byName);
+    expect(index.remove("nope")).toBe(false);
+    expect(index.size).toBe(1);
+  });
+
+  it("GIVEN a rule WHEN added twice with the same id THEN it is stored and returned once", () => {
+    const index = createMatcherIndex();
+    index.add(byName);
+    index.add({ ...byName, userId: "u2" });
+    expect(index.size).toBe(1);
+    expect(index.match(listing).map((r) => r.userId)).toEqual(["u2"]);
+  });
+
+  it("GIVEN a rule WHEN updated to filters that do not fit THEN the listing no longer returns it", () => {
+    const index = createMatcherIndex();
+    index.add(byName);
+    index.update({ ...byName, filters: { max_price: 100 } });
+    expect(index.match(listing)).toEqual([]);
+    index.update({ ...byName, filters: { stickers: [{ id: 4761, slot: 0 }] } });
+    expect(ids(index.match(listing))).toEqual(["1"]);
+  });
+
+  it("GIVEN a sticker rule WHEN a listing carries that sticker twice THEN the rule is returned once", () => {
+    const index = createMatcherIndex();
+    index.add({ id: "s", userId: "u", filters: { stickers: [{ id: 4761 }] } });
+    const twice = listingWith({
+      item: {
+        stickers: [
+          { stickerId: 4761, slot: 0 },
+          { stickerId: 4761, slot: 1 },
+        ],
+      },
+    });
+    expect(ids(index.match(twice))).toEqual(["s"]);
+  });
+
+  it("GIVEN a seed rule WHEN it lists a seed twice THEN it is returned once", () => {
+    const index = createMatcherIndex();
+    index.add({ id: "seed", userId: "u", filters: { paint_seeds: [661, 661] } });
+    expect(ids(index.match(listing))).toEqual(["seed"]);
+  });
+
+  it("GIVEN matching rules WHEN the listing is sold THEN nothing is returned", () => {
+    const index = createMatcherIndex();
+    index.add(byName);
+    index.add({ id: "2", userId: "u", filters: { max_price: 10_000 } });
+    expect(index.match(listingWith({ state: "sold" }))).toEqual([]);
+    expect(ids(index.match(listing))).toEqual(["1", "2"]);
+  });
+
+  it("GIVEN rules added after a match WHEN the next listing arrives THEN the new rules are found", () => {
+    const index = createMatcherIndex();
+    index.add({
+      id: "a",
+      userId: "u",
+      filters: { item: "falcon rifle | ember tide (pristine)", max_price: 9000 },
+    });
+    expect(ids(index.match(listing))).toEqual(["a"]);
+    index.add({
+      id: "b",
+      userId: "u",
+      filters: { item: "FALCON RIFLE | EMBER TIDE (PRISTINE)", max_price: 20_000 },
+    });
+    index.add({
+      id: "c",
+      userId: "u",
+      filters: { item: "Falcon Rifle | Ember Tide (Pristine)", max_price: 100 },
+    });
+    expect(ids(index.match(listing))).toEqual(["a", "b"]);
+  });
+});

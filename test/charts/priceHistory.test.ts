@@ -1,0 +1,176 @@
+// Price-history chart: always a valid PNG of the asked size, dark background, and the summary numbers.
+import { describe, expect, it } from "vitest";
+import { createCanvas, loadImage } from "@napi-rs/canvas";
+import type { HistoryPoint } from "../../src/market/schemas.ts";
+import { renderPriceHistoryPng, summarizeHistory } from "../../src/charts/priceHistory.ts";
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const BACKGROUND = [0x2b, 0x2d, 0x31];
+const LINE = [0x58, 0x65, 0xf2];
+
+function pngSize(png: Buffer): { width: number; height: number } {
+  expect([...png.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+  // The first chunk is IHDR: length (4 bytes), type (4), then width and height as big-endian u32.
+  expect(png.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+async function pixels(
+  png: Buffer,
+): Promise<{ at(x: number, y: number): number[]; count(rgb: number[]): number }> {
+  const image = await loadImage(png);
+  const canvas = createCanvas(image.width, image.height);
+  const ctx = canvas.getContext("2d");
+  ctx.drawImage(image, 0, 0);
+  const data = ctx.getImageData(0, 0, image.width, image.height).data;
+  const close = (i: number, rgb: number[]) => rgb.every((c, k) => Math.abs((data[i + k] ?? -999) - c) <= 6);
+  return {
+    at: (x, y) => [...data.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 3)],
+    count: (rgb) => {
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) if (close(i, rgb)) n++;
+      return n;
+    },
+  };
+}
+
+function days(
+  count: number,
+  price: (i: number) => number,
+  sales = (i: number) => 1 + (i % 5),
+): HistoryPoint[] {
+  return Array.from({ length: count }, (_, i) => ({
+    day: new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10),
+    count: sales(i),
+    avg_price: price(i),
+  }));
+}
+
+describe("renderPriceHistoryPng", () => {
+  it("GIVEN 30 days of prices WHEN rendered THEN an 800x400 PNG with a dark background and the price line", async () => {
+    const png = await renderPriceHistoryPng({
+      name: "Falcon Rifle | Ember Tide (Pristine)",
+      points: days(30, (i) => 12000 + i * 37.5),
+      sales: [{ price: 11800, soldAt: "2025-01-20T10:00:00Z" }],
+    });
+    expect(pngSize(png)).toEqual({ width: 800, height: 400 });
+    const px = await pixels(png);
+    expect(px.at(2, 2)).toEqual(BACKGROUND);
+    expect(px.count(LINE)).toBeGreaterThan(200);
+  });
+
+  it("GIVEN a width and height WHEN rendered THEN the PNG has that size", async () => {
+    const png = await renderPriceHistoryPng({
+      name: "x",
+      points: days(10, () => 500),
+      width: 640,
+      height: 320,
+    });
+    expect(pngSize(png)).toEqual({ width: 640, height: 320 });
+  });
+
+  it("GIVEN an absurd size WHEN rendered THEN it is clamped rather than allocating gigabytes", async () => {
+    const png = await renderPriceHistoryPng({
+      name: "x",
+      points: days(3, () => 500),
+      width: 100_000,
+      height: 1,
+    });
+    expect(pngSize(png)).toEqual({ width: 2000, height: 200 });
+  });
+
+  it("GIVEN no points WHEN rendered THEN a PNG saying there were no sales, not an error", async () => {
+    const png = await renderPriceHistoryPng({ name: "Quiet Item", points: [] });
+    expect(pngSize(png)).toEqual({ width: 800, height: 400 });
+    const px = await pixels(png);
+    expect(px.at(2, 2)).toEqual(BACKGROUND);
+    expect(px.count(LINE)).toBe(0);
+    // The message is drawn in the middle: not every pixel there is background.
+    expect(px.count(BACKGROUND)).toBeLessThan(800 * 400);
+  });
+
+  it("GIVEN only days without sales or with broken numbers WHEN rendered THEN the no-sales PNG", async () => {
+    const points: HistoryPoint[] = [
+      { day: "2025-01-01", count: 0, avg_price: 0 },
+      { day: "2025-01-02", count: 3, avg_price: Number.NaN },
+      { day: "2025-01-03", count: -1, avg_price: 500 },
+    ];
+    const png = await renderPriceHistoryPng({ name: "Broken", points });
+    expect(pngSize(png)).toEqual({ width: 800, height: 400 });
+    expect((await pixels(png)).count(LINE)).toBe(0);
+  });
+
+  it("GIVEN a single point WHEN rendered THEN a PNG with that point drawn", async () => {
+    const png = await renderPriceHistoryPng({
+      name: "One Day",
+      points: [{ day: "2025-02-01", count: 1, avg_price: 555.5 }],
+    });
+    expect(pngSize(png)).toEqual({ width: 800, height: 400 });
+    expect((await pixels(png)).count(LINE)).toBeGreaterThan(10);
+  });
+
+  it("GIVEN 400 days and sales WHEN rendered THEN a PNG", async () => {
+    const sales = Array.from({ length: 200 }, (_, i) => ({
+      price: 900 + i,
+      soldAt: new Date(Date.UTC(2024, 5, 1 + i)).toISOString(),
+    }));
+    const png = await renderPriceHistoryPng({
+      name: "Busy",
+      points: days(400, (i) => 800 + i * 2.25),
+      sales,
+    });
+    expect(pngSize(png)).toEqual({ width: 800, height: 400 });
+    expect((await pixels(png)).count(LINE)).toBeGreaterThan(200);
+  });
+});
+
+describe("summarizeHistory", () => {
+  it("GIVEN unsorted days with an empty one WHEN summarised THEN min, max and last ignore the empty day", () => {
+    const points: HistoryPoint[] = [
+      { day: "2025-01-15", count: 4, avg_price: 11000 },
+      { day: "2025-01-08", count: 2, avg_price: 10000 },
+      { day: "2025-01-10", count: 0, avg_price: 0 },
+      { day: "2025-01-12", count: 5, avg_price: 12500.5 },
+    ];
+    expect(summarizeHistory(points)).toEqual({
+      min: 10000,
+      max: 12500.5,
+      last: 11000,
+      change7dPercent: 10,
+      totalSales: 11,
+    });
+  });
+
+  it("GIVEN no day 7 to 14 days before the last WHEN summarised THEN there is no 7-day change", () => {
+    const recentOnly = summarizeHistory([
+      { day: "2025-01-14", count: 1, avg_price: 100 },
+      { day: "2025-01-15", count: 1, avg_price: 200 },
+    ]);
+    expect(recentOnly.change7dPercent).toBeUndefined();
+    expect(recentOnly.last).toBe(200);
+    const tooOld = summarizeHistory([
+      { day: "2024-12-01", count: 1, avg_price: 100 },
+      { day: "2025-01-15", count: 1, avg_price: 200 },
+    ]);
+    expect(tooOld.change7dPercent).toBeUndefined();
+  });
+
+  it("GIVEN several days in the 7-14 day window WHEN summarised THEN the latest of them is the base", () => {
+    const summary = summarizeHistory([
+      { day: "2025-01-02", count: 1, avg_price: 50 },
+      { day: "2025-01-07", count: 1, avg_price: 80 },
+      { day: "2025-01-15", count: 1, avg_price: 100 },
+    ]);
+    expect(summary.change7dPercent).toBe(25);
+  });
+
+  it("GIVEN no points WHEN summarised THEN nothing is made up", () => {
+    expect(summarizeHistory([])).toEqual({
+      min: undefined,
+      max: undefined,
+      last: undefined,
+      change7dPercent: undefined,
+      totalSales: 0,
+    });
+  });
+});
