@@ -30,7 +30,12 @@ const snowflake = z
   .string()
   .trim()
   .transform((v) => (v === "" ? undefined : v))
-  .pipe(z.string().regex(/^\d{5,25}$/, "must be a Discord id (digits)").optional())
+  .pipe(
+    z
+      .string()
+      .regex(/^\d{5,25}$/, "must be a Discord id (digits)")
+      .optional(),
+  )
   .optional();
 
 export const EnvSchema = z.object({
@@ -53,6 +58,18 @@ export const EnvSchema = z.object({
     .optional(),
   DATA_DIR: z.string().trim().default("data"),
   ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes encoded in base64")
+        .optional(),
+    )
+    .optional(),
+  /** Only for `npm run db:rotate-key`: the key to re-encrypt stored keys under. */
+  NEW_ENCRYPTION_KEY: z
     .string()
     .trim()
     .transform((v) => (v === "" ? undefined : v))

@@ -1,0 +1,125 @@
+// The alert log and its outbox rows, written together: a dedupe key that already exists makes
+// the whole insert a no-op, so several pollers can see the same event and queue it once.
+import { z } from "zod";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import type { Db } from "../types.ts";
+import { idFromDb } from "../types.ts";
+import type { Destination } from "./users.ts";
+
+export type AlertKind =
+  | "listing"
+  | "outbid"
+  | "auction_won"
+  | "auction_lost"
+  | "trade"
+  | "trade_reminder"
+  | "buyorder_fill"
+  | "key_revoked"
+  | "digest";
+
+export interface NewAlert {
+  userId: number;
+  ruleId?: number | null;
+  kind: AlertKind;
+  /** What the alert is about: listing id, trade id, order id... */
+  subjectId: string;
+  /** Which state of the subject (price, trade state...): a new version is a new alert. */
+  version: string;
+  /** Unique per alert that must go out once, e.g. `listing:<ruleId>:<listingId>:<v>`. */
+  dedupeKey: string;
+  destination: Destination;
+  channelId?: string | null;
+  /** The rendered message, delivered as is. */
+  payload: Prisma.InputJsonValue;
+  /** `held` during the user's quiet hours: kept for the digest instead of sent. */
+  status?: "pending" | "held";
+}
+
+export interface InsertedAlert {
+  dedupeKey: string;
+  alertId: number;
+  outboxId: number;
+}
+
+/** `listing:<ruleId>:<listingId>:<version>` */
+export function listingDedupeKey(ruleId: number, listingId: string, version: string | number): string {
+  return `listing:${ruleId}:${listingId}:${version}`;
+}
+
+const InsertedRow = z.object({ dedupe_key: z.string(), alert_id: z.bigint(), outbox_id: z.bigint() });
+
+/**
+ * Inserts alerts and their outbox rows in one statement. Returns the ones that were new; a
+ * dedupe key seen before (even one being inserted concurrently) is skipped without an error.
+ * Rules that produced a new alert get their match count and time bumped in the same statement.
+ */
+export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]): Promise<InsertedAlert[]> {
+  const unique = [...new Map(alerts.map((a) => [a.dedupeKey, a])).values()];
+  if (unique.length === 0) return [];
+  const col = <T>(f: (a: NewAlert) => T) => unique.map(f);
+  const rows = await db.$queryRaw<unknown[]>`
+    WITH input AS (
+      SELECT * FROM unnest(
+        ${col((a) => a.userId)}::int[],
+        ${col((a) => a.ruleId ?? null)}::int[],
+        ${col((a) => a.kind)}::alert_kind[],
+        ${col((a) => a.subjectId)}::text[],
+        ${col((a) => a.version)}::text[],
+        ${col((a) => a.dedupeKey)}::text[],
+        ${col((a) => a.destination)}::destination[],
+        ${col((a) => a.channelId ?? null)}::text[],
+        ${col((a) => JSON.stringify(a.payload))}::jsonb[],
+        ${col((a) => a.status ?? "pending")}::outbox_status[]
+      ) AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status)
+    ),
+    inserted AS (
+      INSERT INTO alert_log (user_id, rule_id, kind, subject_id, version, dedupe_key)
+      SELECT user_id, rule_id, kind, subject_id, version, dedupe_key FROM input
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING id, dedupe_key
+    ),
+    queued AS (
+      INSERT INTO outbox (alert_id, user_id, destination, channel_id, payload, status)
+      SELECT inserted.id, input.user_id, input.destination, input.channel_id, input.payload, input.status
+      FROM inserted JOIN input USING (dedupe_key)
+      RETURNING id, alert_id
+    ),
+    counted AS (
+      UPDATE watch_rules w
+         SET match_count = w.match_count + c.n, last_matched_at = now()
+        FROM (SELECT input.rule_id, count(*)::int AS n
+                FROM inserted JOIN input USING (dedupe_key)
+               WHERE input.rule_id IS NOT NULL
+               GROUP BY input.rule_id) c
+       WHERE w.id = c.rule_id
+       RETURNING w.id
+    )
+    SELECT inserted.dedupe_key, inserted.id AS alert_id, queued.id AS outbox_id
+      FROM inserted JOIN queued ON queued.alert_id = inserted.id`;
+  return rows.map((r) => {
+    const row = InsertedRow.parse(r);
+    return { dedupeKey: row.dedupe_key, alertId: idFromDb(row.alert_id), outboxId: idFromDb(row.outbox_id) };
+  });
+}
+
+/** One alert; `inserted` is false when its dedupe key was already taken. */
+export async function insertAlertWithOutbox(
+  db: Db,
+  alert: NewAlert,
+): Promise<{ inserted: true; alertId: number; outboxId: number } | { inserted: false }> {
+  const [row] = await insertAlertsWithOutbox(db, [alert]);
+  return row ? { inserted: true, alertId: row.alertId, outboxId: row.outboxId } : { inserted: false };
+}
+
+export async function alertExists(db: Db, dedupeKey: string): Promise<boolean> {
+  return (await db.alertLog.count({ where: { dedupeKey } })) > 0;
+}
+
+/**
+ * Deletes log rows older than `before`. Their dedupe keys go too, so keep this well beyond how
+ * long a subject can come back (a relisted item alerts again after the retention window).
+ */
+export async function pruneAlertLog(db: Db, before: Date): Promise<number> {
+  const { count } = await db.alertLog.deleteMany({ where: { createdAt: { lt: before } } });
+  return count;
+}

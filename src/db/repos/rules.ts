@@ -1,0 +1,199 @@
+// Watch rules: per-user saved searches, and the batched load that builds the matcher's index.
+import type { Prisma, WatchRule } from "../../generated/prisma/client.ts";
+import type { Db } from "../types.ts";
+import { isUniqueViolation, withTransaction } from "../types.ts";
+import type { Destination } from "./users.ts";
+
+export interface WatchRuleRecord {
+  id: number;
+  userId: number;
+  name: string;
+  /** Stored JSON: parse with the alerts module's RuleFilters schema before use. */
+  filters: unknown;
+  itemKey: string | null;
+  defIndex: number | null;
+  paintIndex: number | null;
+  destination: Destination;
+  guildId: string | null;
+  channelId: string | null;
+  enabled: boolean;
+  matchCount: number;
+  lastMatchedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface NewRule {
+  userId: number;
+  name: string;
+  filters: Prisma.InputJsonValue;
+  itemKey?: string | null;
+  defIndex?: number | null;
+  paintIndex?: number | null;
+  destination?: Destination;
+  guildId?: string | null;
+  channelId?: string | null;
+}
+
+export type CreateRuleResult =
+  | { ok: true; rule: WatchRuleRecord }
+  | { ok: false; reason: "limit_reached"; limit: number }
+  | { ok: false; reason: "name_taken" }
+  | { ok: false; reason: "no_user" };
+
+export function toRuleRecord(r: WatchRule): WatchRuleRecord {
+  return {
+    id: r.id,
+    userId: r.userId,
+    name: r.name,
+    filters: r.filters,
+    itemKey: r.itemKey,
+    defIndex: r.defIndex,
+    paintIndex: r.paintIndex,
+    destination: r.destination,
+    guildId: r.guildId,
+    channelId: r.channelId,
+    enabled: r.enabled,
+    matchCount: r.matchCount,
+    lastMatchedAt: r.lastMatchedAt,
+    createdAt: r.createdAt,
+  };
+}
+
+/**
+ * Creates a rule unless the user already has `maxRulesPerUser`. Locking the user's row makes
+ * count-then-insert atomic: concurrent creates for one user queue behind each other.
+ */
+export async function createRule(
+  db: Db,
+  input: NewRule,
+  opts: { maxRulesPerUser: number },
+): Promise<CreateRuleResult> {
+  try {
+    return await withTransaction(db, async (tx) => {
+      const locked = await tx.$queryRaw<
+        unknown[]
+      >`SELECT id FROM users WHERE id = ${input.userId} FOR UPDATE`;
+      if (locked.length === 0) return { ok: false, reason: "no_user" } as const;
+      const count = await tx.watchRule.count({ where: { userId: input.userId } });
+      if (count >= opts.maxRulesPerUser)
+        return { ok: false, reason: "limit_reached", limit: opts.maxRulesPerUser } as const;
+      const taken = await tx.watchRule.findUnique({
+        where: { userId_name: { userId: input.userId, name: input.name } },
+        select: { id: true },
+      });
+      if (taken) return { ok: false, reason: "name_taken" } as const;
+      const rule = await tx.watchRule.create({
+        data: {
+          userId: input.userId,
+          name: input.name,
+          filters: input.filters,
+          itemKey: input.itemKey ?? null,
+          defIndex: input.defIndex ?? null,
+          paintIndex: input.paintIndex ?? null,
+          destination: input.destination ?? "dm",
+          guildId: input.guildId ?? null,
+          channelId: input.channelId ?? null,
+        },
+      });
+      return { ok: true, rule: toRuleRecord(rule) } as const;
+    });
+  } catch (err) {
+    // Only reachable if something inserts without the row lock; the constraint still holds.
+    if (isUniqueViolation(err)) return { ok: false, reason: "name_taken" };
+    throw err;
+  }
+}
+
+export async function listRules(db: Db, userId: number): Promise<WatchRuleRecord[]> {
+  const rows = await db.watchRule.findMany({ where: { userId }, orderBy: { id: "asc" } });
+  return rows.map(toRuleRecord);
+}
+
+export async function countRules(db: Db, userId: number): Promise<number> {
+  return db.watchRule.count({ where: { userId } });
+}
+
+/** A rule by id, only if it belongs to `userId`. */
+export async function getRule(db: Db, userId: number, ruleId: number): Promise<WatchRuleRecord | null> {
+  const row = await db.watchRule.findFirst({ where: { id: ruleId, userId } });
+  return row ? toRuleRecord(row) : null;
+}
+
+export async function getRuleByName(db: Db, userId: number, name: string): Promise<WatchRuleRecord | null> {
+  const row = await db.watchRule.findUnique({ where: { userId_name: { userId, name } } });
+  return row ? toRuleRecord(row) : null;
+}
+
+/** Deletes the rule if it is the user's; false when there was nothing to delete. */
+export async function removeRule(db: Db, userId: number, ruleId: number): Promise<boolean> {
+  const { count } = await db.watchRule.deleteMany({ where: { id: ruleId, userId } });
+  return count === 1;
+}
+
+export async function setRuleEnabled(
+  db: Db,
+  userId: number,
+  ruleId: number,
+  enabled: boolean,
+): Promise<boolean> {
+  const { count } = await db.watchRule.updateMany({ where: { id: ruleId, userId }, data: { enabled } });
+  return count === 1;
+}
+
+export type RulePatch = Partial<Omit<NewRule, "userId">>;
+
+/** Changes the given fields of the user's rule; null when no such rule, "name_taken" on a clash. */
+export async function updateRule(
+  db: Db,
+  userId: number,
+  ruleId: number,
+  patch: RulePatch,
+): Promise<WatchRuleRecord | null | "name_taken"> {
+  const data: Prisma.WatchRuleUpdateManyMutationInput = {};
+  if (patch.name !== undefined) data.name = patch.name;
+  if (patch.filters !== undefined) data.filters = patch.filters;
+  if (patch.itemKey !== undefined) data.itemKey = patch.itemKey;
+  if (patch.defIndex !== undefined) data.defIndex = patch.defIndex;
+  if (patch.paintIndex !== undefined) data.paintIndex = patch.paintIndex;
+  if (patch.destination !== undefined) data.destination = patch.destination;
+  if (patch.guildId !== undefined) data.guildId = patch.guildId;
+  if (patch.channelId !== undefined) data.channelId = patch.channelId;
+  try {
+    const { count } = await db.watchRule.updateMany({ where: { id: ruleId, userId }, data });
+    if (count === 0) return null;
+  } catch (err) {
+    if (isUniqueViolation(err)) return "name_taken";
+    throw err;
+  }
+  return getRule(db, userId, ruleId);
+}
+
+export interface EnabledRule extends WatchRuleRecord {
+  /** The owner's Discord id, so a match can be delivered without another lookup. */
+  discordUserId: string;
+}
+
+/**
+ * Every enabled rule, in id order, a batch at a time: memory stays flat at 100k rules and no
+ * long transaction holds the table.
+ */
+export async function* loadAllEnabledRules(
+  db: Db,
+  opts: { batchSize?: number } = {},
+): AsyncGenerator<EnabledRule[]> {
+  const take = opts.batchSize ?? 1000;
+  let afterId = 0;
+  for (;;) {
+    const rows = await db.watchRule.findMany({
+      where: { enabled: true, id: { gt: afterId } },
+      orderBy: { id: "asc" },
+      take,
+      include: { user: { select: { discordId: true } } },
+    });
+    if (rows.length === 0) return;
+    yield rows.map(({ user, ...r }) => ({ ...toRuleRecord(r), discordUserId: user.discordId }));
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < take) return;
+    afterId = last.id;
+  }
+}

@@ -1,0 +1,51 @@
+// Shared shapes for the repositories: the client-or-transaction they accept, and money mapping.
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+
+/** Either the client or an interactive transaction: repositories work inside both. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** BIGINT cents from the database as a plain number (exact up to 2^53, ~90 trillion dollars). */
+export function centsFromDb(value: bigint): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`amount of ${value} cents is beyond exact number range`);
+  return n;
+}
+
+export function nullableCentsFromDb(value: bigint | null): number | null {
+  return value === null ? null : centsFromDb(value);
+}
+
+/** Cents to BIGINT; refuses fractions and unsafe numbers rather than rounding money silently. */
+export function centsToDb(cents: number): bigint {
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`cents must be a whole number, got ${cents}`);
+  return BigInt(cents);
+}
+
+export function nullableCentsToDb(cents: number | null): bigint | null {
+  return cents === null ? null : centsToDb(cents);
+}
+
+/** BIGINT ids (alert log, outbox) as numbers: they stay far below 2^53. */
+export function idFromDb(value: bigint): number {
+  return centsFromDb(value);
+}
+
+/**
+ * Runs `fn` in a transaction: a new one on the client, or the caller's when `db` already is one
+ * (so repositories compose inside a caller's transaction).
+ */
+export async function withTransaction<T>(
+  db: Db,
+  fn: (tx: Prisma.TransactionClient) => Promise<T>,
+  options?: { timeout?: number; maxWait?: number },
+): Promise<T> {
+  // Generous defaults: a burst of transactions can queue for a pooled connection for a while.
+  return "$transaction" in db
+    ? db.$transaction(fn, { maxWait: 10_000, timeout: 15_000, ...options })
+    : fn(db);
+}
+
+/** Prisma's unique-constraint violation (P2002). */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+}
