@@ -1,0 +1,133 @@
+// Bidding on auctions: place or raise an automatic bid (a ceiling), and track it for outbid alerts.
+import { recordBidObservation, trackBid, transitionBid } from "../db/repos/bids.ts";
+import { getUserById } from "../db/repos/users.ts";
+import { invalidOption, UserFacingError } from "../errors.ts";
+import { isMarketError } from "../market/errors.ts";
+import type { Bid, Listing } from "../market/schemas.ts";
+import { formatCents, type Cents } from "../money.ts";
+import { nowOf, type TradingDeps } from "./deps.ts";
+import { requireCents, requireId } from "./validate.ts";
+import { minNextBidOf, toDate } from "./views.ts";
+
+export interface BidResult {
+  listingId: string;
+  maxPriceCents: Cents;
+  /** The standing price after the service applied every ceiling. */
+  topBidCents: Cents | undefined;
+  minNextBidCents: Cents | undefined;
+  youAreTop: boolean;
+  expiresAt: Date | undefined;
+}
+
+/**
+ * Places an automatic bid up to `maxPriceCents`, or raises it: calling again with a higher
+ * ceiling replaces the previous one (the service keeps one ceiling per bidder and auction).
+ */
+export async function placeBid(
+  deps: TradingDeps,
+  input: { userId: number; listingId: string; maxPriceCents: Cents },
+): Promise<BidResult> {
+  const listingId = requireId("listing", input.listingId);
+  const maxPrice = requireCents("max_price", input.maxPriceCents, 1);
+  const user = await getUserById(deps.prisma, input.userId);
+  if (!user) throw new UserFacingError("not_linked", "Link your marketplace account first with /link.");
+  // A winning ceiling is a purchase: the per-purchase cap bounds it like a buy.
+  const cap = user.settings.perPurchaseCapCents;
+  if (cap !== null && maxPrice > cap) {
+    throw new UserFacingError(
+      "spend_cap",
+      `A ceiling of ${formatCents(maxPrice)} is above your per-purchase cap of ${formatCents(cap)}; no bid was placed. You can change the cap with /settings.`,
+      { listingId, maxPrice, cap, cap_kind: "per_purchase" },
+    );
+  }
+  const before = await deps.market.getListing(listingId);
+  assertBiddable(before, nowOf(deps));
+  const minNext = minNextBidOf(before);
+  if (minNext !== undefined && maxPrice < minNext) {
+    throw invalidOption(
+      "max_price",
+      `the minimum next bid is ${formatCents(minNext)}; bid at least that much.`,
+    );
+  }
+
+  let bid: Bid;
+  try {
+    bid = await deps.market.placeBid(listingId, maxPrice);
+  } catch (error) {
+    if (!isMarketError(error) || !error.mayHaveSucceeded) throw error;
+    // Unlike a purchase, repeating a bid is safe: the same ceiling simply replaces itself.
+    throw new UserFacingError(
+      "unknown_outcome",
+      "The marketplace did not confirm your bid in time. Run /bid again with the same ceiling: it replaces any bid that did go through.",
+      { listingId, maxPrice, kind: error.kind },
+    );
+  }
+  // The answer is our bid only; the standing price and leader come from the listing.
+  const after = await deps.market.getListing(listingId).catch((error: unknown) => {
+    deps.logger.warn({ err: error, listingId }, "listing re-read after bid failed");
+    return undefined;
+  });
+  const result = bidResult(listingId, maxPrice, bid, after ?? before);
+  await track(deps, input.userId, result);
+  deps.logger.info(
+    { userId: input.userId, listingId, maxPrice, topBid: result.topBidCents, youAreTop: result.youAreTop },
+    "bid placed",
+  );
+  return result;
+}
+
+/**
+ * Records the bid for the bid poller's outbid alerts, with what we just saw, so its first look
+ * does not announce what this reply already told the user (e.g. an instant proxy outbid).
+ */
+async function track(deps: TradingDeps, userId: number, r: BidResult): Promise<void> {
+  const tracked = await trackBid(deps.prisma, {
+    userId,
+    listingId: r.listingId,
+    maxPriceCents: r.maxPriceCents,
+    expiresAt: r.expiresAt ?? null,
+  });
+  await recordBidObservation(deps.prisma, tracked.id, {
+    topBidCents: r.topBidCents ?? null,
+    topBidderIsUser: r.topBidCents === undefined ? null : r.youAreTop,
+  });
+  if (!r.youAreTop && r.topBidCents !== undefined && r.topBidCents > r.maxPriceCents) {
+    await transitionBid(deps.prisma, tracked.id, ["active"], "outbid");
+  }
+}
+
+function assertBiddable(listing: Listing, now: Date): void {
+  const listingId = listing.id;
+  if (listing.type !== "auction") {
+    throw new UserFacingError("invalid_input", "This is a buy-now listing, not an auction; use /buy.", {
+      listingId,
+    });
+  }
+  if (listing.state !== "listed") {
+    throw new UserFacingError("already_sold", `This auction has ended (${listing.state}).`, { listingId });
+  }
+  const expiresAt = toDate(listing.auction_details?.expires_at);
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw new UserFacingError("expired", "This auction has ended.", { listingId });
+  }
+  if (listing.is_seller === true) {
+    throw new UserFacingError("conflict", "This is your own auction; you cannot bid on it.", { listingId });
+  }
+}
+
+/** We lead when the listing's top bid is ours: the same bid, or the same (obfuscated) bidder. */
+export function bidResult(listingId: string, maxPrice: Cents, bid: Bid, listing: Listing): BidResult {
+  const top = listing.auction_details?.top_bid;
+  const sameBidder =
+    top !== undefined &&
+    (top.id === bid.id ||
+      (top.obfuscated_buyer_id !== undefined && top.obfuscated_buyer_id === bid.obfuscated_buyer_id));
+  return {
+    listingId,
+    maxPriceCents: maxPrice,
+    topBidCents: top?.price,
+    minNextBidCents: minNextBidOf(listing),
+    youAreTop: sameBidder,
+    expiresAt: toDate(listing.auction_details?.expires_at),
+  };
+}
