@@ -1,0 +1,112 @@
+// /bid: place or raise an automatic bid (a ceiling) on an auction. The Bid and Raise bid buttons of
+// listing views, alerts and bid replies (ACTIONS.bidOpen) ask the ceiling in a private form.
+import {
+  ApplicationCommandOptionType,
+  ButtonStyle,
+  InteractionContextType,
+  LabelBuilder,
+  ModalBuilder,
+  TextInputBuilder,
+  TextInputStyle,
+} from "discord.js";
+import { z } from "zod";
+import { ACTIONS } from "../src/discord/actions.ts";
+import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
+import { bidEmbed, button, row } from "../src/discord/render/trading.ts";
+import type { Reply } from "../src/discord/reply.ts";
+import { linkedTrader } from "../src/discord/trader.ts";
+import { parseId, parsePrice } from "../src/input/parse.ts";
+import type { Cents } from "../src/money.ts";
+import { placeBid } from "../src/trading/bid.ts";
+
+const LOCAL = { form: "bid.set" } as const;
+const FORM_TTL_MS = 15 * 60_000;
+/** The Raise bid button under a reply stays usable while the auction is likely still on. */
+const RAISE_TTL_MS = 24 * 60 * 60_000;
+
+const BidForm = z.object({ max_price: z.string() });
+
+async function bidReply(ctx: BaseContext, listingId: string, maxPriceCents: Cents): Promise<Reply> {
+  const trader = await linkedTrader(ctx);
+  const result = await placeBid(trader.deps, { userId: trader.userId, listingId, maxPriceCents });
+  return {
+    ephemeral: true,
+    embeds: [bidEmbed(result)],
+    components: row([
+      button(
+        "Raise bid",
+        ButtonStyle.Primary,
+        ctx.customId(ACTIONS.bidOpen, listingId, { ttlMs: RAISE_TTL_MS }),
+      ),
+    ]),
+  };
+}
+
+export const command = defineCommand({
+  definition: {
+    name: "bid",
+    description: "Place or raise an automatic bid on an auction",
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    options: [
+      {
+        name: "listing",
+        description: "Auction listing id (a number like 123456789)",
+        type: ApplicationCommandOptionType.String,
+        required: true,
+        max_length: 24,
+      },
+      {
+        name: "max_price",
+        description: "Your ceiling in USD, e.g. 12.50; the bid rises only as far as others push it",
+        type: ApplicationCommandOptionType.String,
+        required: true,
+        max_length: 24,
+      },
+    ],
+  },
+  execute: {
+    defer: "ephemeral",
+    run(ctx) {
+      const listingId = parseId("listing", ctx.options.string("listing"));
+      const maxPrice = parsePrice("max_price", ctx.options.string("max_price"));
+      return bidReply(ctx, listingId, maxPrice);
+    },
+  },
+  components: {
+    [ACTIONS.bidOpen]: {
+      // A form must be the first answer: nothing slow happens before it.
+      defer: false,
+      async run(ctx) {
+        const listingId = parseId("listing", ctx.id.subject);
+        await ctx.showModal(
+          new ModalBuilder()
+            .setCustomId(ctx.customId(LOCAL.form, listingId, { ttlMs: FORM_TTL_MS }))
+            .setTitle(`Bid on listing ${listingId}`)
+            .addLabelComponents(
+              new LabelBuilder()
+                .setLabel("Your ceiling (USD)")
+                .setDescription("The most you would pay; the bid rises only as far as others push it.")
+                .setTextInputComponent(
+                  new TextInputBuilder()
+                    .setCustomId("max_price")
+                    .setStyle(TextInputStyle.Short)
+                    .setRequired(true)
+                    .setMaxLength(24)
+                    .setPlaceholder("e.g. 12.50"),
+                ),
+            ),
+        );
+      },
+    },
+  },
+  modals: {
+    [LOCAL.form]: modal({
+      defer: "ephemeral",
+      fields: BidForm,
+      run(ctx, { max_price }) {
+        const listingId = parseId("listing", ctx.id.subject);
+        return bidReply(ctx, listingId, parsePrice("max_price", max_price));
+      },
+    }),
+  },
+});

@@ -1,0 +1,93 @@
+// /buy: a purchase in two steps. First the quote with **Confirm purchase** and **Cancel** (owner
+// only, 2 minutes); then one money-safe purchase at exactly the confirmed price. The Buy button of
+// listing views and alerts (ACTIONS.buyStart) starts the same flow.
+import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ACTIONS } from "../src/discord/actions.ts";
+import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import { notice } from "../src/discord/render/embeds.ts";
+import { buyDoneEmbed, buyQuoteMessage } from "../src/discord/render/trading.ts";
+import type { Reply } from "../src/discord/reply.ts";
+import { linkedTrader } from "../src/discord/trader.ts";
+import { UserFacingError } from "../src/errors.ts";
+import { parseId } from "../src/input/parse.ts";
+import { confirmBuy, prepareBuy } from "../src/trading/buy.ts";
+
+/** Long enough to read the quote, short enough that a confirmed price is a recent one. */
+export const CONFIRM_TTL_MS = 2 * 60_000;
+
+const LOCAL = { confirm: "buy.confirm", cancel: "buy.cancel" } as const;
+
+/** The confirm button carries what the user saw: "<listing id>.<price in cents>". */
+const CONFIRM_SUBJECT = /^(\d{1,20})\.(\d{1,12})$/;
+
+/** Reads the listing, checks the caps, and asks for confirmation. Nothing is bought here. */
+async function quoteReply(ctx: BaseContext, listingId: string): Promise<Reply> {
+  const trader = await linkedTrader(ctx);
+  const quote = await prepareBuy(trader.deps, { userId: trader.userId, listingId });
+  const ttl = { ttlMs: CONFIRM_TTL_MS };
+  return {
+    ephemeral: true,
+    ...buyQuoteMessage(quote, {
+      confirmId: ctx.customId(LOCAL.confirm, `${quote.listingId}.${quote.priceCents}`, ttl),
+      cancelId: ctx.customId(LOCAL.cancel, quote.listingId, ttl),
+      expiresAt: new Date(ctx.deps.now().getTime() + CONFIRM_TTL_MS),
+    }),
+  };
+}
+
+export const command = defineCommand({
+  definition: {
+    name: "buy",
+    description: "Buy a buy-now listing from your marketplace balance (asks to confirm first)",
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    options: [
+      {
+        name: "listing",
+        description: "Listing id (a number like 123456789)",
+        type: ApplicationCommandOptionType.String,
+        required: true,
+        max_length: 24,
+      },
+    ],
+  },
+  execute: {
+    defer: "ephemeral",
+    run(ctx) {
+      return quoteReply(ctx, parseId("listing", ctx.options.string("listing")));
+    },
+  },
+  components: {
+    [ACTIONS.buyStart]: {
+      defer: "ephemeral",
+      run(ctx) {
+        return quoteReply(ctx, parseId("listing", ctx.id.subject));
+      },
+    },
+    [LOCAL.confirm]: {
+      // The quote message becomes the receipt; refusals arrive as a private follow-up.
+      defer: "update",
+      async run(ctx) {
+        const m = CONFIRM_SUBJECT.exec(ctx.id.subject);
+        if (!m?.[1] || !m[2]) {
+          throw new UserFacingError("invalid_input", "This button is damaged; run /buy again.");
+        }
+        const listingId = m[1];
+        const trader = await linkedTrader(ctx);
+        const result = await confirmBuy(trader.deps, {
+          userId: trader.userId,
+          listingId,
+          expectedPriceCents: Number(m[2]),
+          // One key per confirmation message: double clicks and retried interactions buy once.
+          idempotencyKey: `buy:${ctx.messageId}:${listingId}`,
+        });
+        await ctx.update({ embeds: [buyDoneEmbed(result)], components: [] });
+      },
+    },
+    [LOCAL.cancel]: {
+      defer: false,
+      async run(ctx) {
+        await ctx.update({ embeds: [notice("info", "Cancelled; nothing was bought.")], components: [] });
+      },
+    },
+  },
+});

@@ -1,0 +1,41 @@
+// /help: one line per registered command, generated from the definitions so it never goes stale.
+import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { defineCommand, type CommandDefinition } from "../src/discord/command.ts";
+import { embed } from "../src/discord/render/embeds.ts";
+
+export const command = defineCommand({
+  definition: {
+    name: "help",
+    description: "List what the bot can do",
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+  },
+  execute: {
+    defer: false,
+    async run(ctx) {
+      return {
+        ephemeral: true,
+        embeds: [
+          embed({
+            tone: "info",
+            title: "Commands",
+            description: ctx.deps.commands.map(helpLine).join("\n"),
+            footer: "Replies with your account details are only visible to you.",
+          }),
+        ],
+      };
+    },
+  },
+});
+
+/** "`/account` — Link your marketplace account (link, unlink, status)". */
+export function helpLine(definition: CommandDefinition): string {
+  const subcommands = (definition.options ?? []).flatMap((o) => {
+    if (o.type === ApplicationCommandOptionType.Subcommand) return [o.name];
+    if (o.type === ApplicationCommandOptionType.SubcommandGroup) {
+      return (o.options ?? []).map((s) => `${o.name} ${s.name}`);
+    }
+    return [];
+  });
+  const tail = subcommands.length > 0 ? ` (${subcommands.join(", ")})` : "";
+  return `\`/${definition.name}\` — ${definition.description}${tail}`;
+}

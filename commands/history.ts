@@ -1,0 +1,124 @@
+// /history: an item's daily average price as a chart (PNG attachment), the numbers that matter
+// beside it, and the most recent individual sales.
+import { ApplicationCommandOptionType, AttachmentBuilder, InteractionContextType } from "discord.js";
+import { marketForReads } from "../src/accounts/readMarket.ts";
+import { renderPriceHistoryPng, summarizeHistory } from "../src/charts/priceHistory.ts";
+import { defineCommand } from "../src/discord/command.ts";
+import { embed } from "../src/discord/render/embeds.ts";
+import { money, truncate } from "../src/discord/render/format.ts";
+import { formatFloat, itemName } from "../src/discord/render/listing.ts";
+import { UserFacingError } from "../src/errors.ts";
+import { parseIntOption, parseText } from "../src/input/parse.ts";
+import type { HistoryPoint } from "../src/market/schemas.ts";
+import { priceHistory, type PriceHistory } from "../src/trading/history.ts";
+import { itemNames, suggestItemNames } from "./search.ts";
+
+const CHART_FILE = "price-history.png";
+
+export const command = defineCommand({
+  definition: {
+    name: "history",
+    description: "Price history of an item: chart, summary and recent sales",
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    options: [
+      {
+        name: "item",
+        description: "Full market name of the item",
+        type: ApplicationCommandOptionType.String,
+        required: true,
+        autocomplete: true,
+        max_length: 200,
+      },
+      {
+        name: "paint_index",
+        description: "Only this paint (finish) index, for items sold in several",
+        type: ApplicationCommandOptionType.Integer,
+        min_value: 0,
+        max_value: 1_000_000,
+      },
+    ],
+  },
+  autocomplete: suggestItemNames,
+  execute: {
+    // Market data, worth sharing: the chart is posted in the channel.
+    defer: "public",
+    async run(ctx) {
+      const item = parseText("item", ctx.options.string("item"), 200);
+      const rawIndex = ctx.options.integer("paint_index");
+      const paintIndex =
+        rawIndex === undefined ? undefined : parseIntOption("paint_index", rawIndex, 0, 1_000_000);
+      const market = await marketForReads(ctx.deps, ctx.user.id);
+      const history = await priceHistory(
+        { market, logger: ctx.log, now: ctx.deps.now },
+        { itemName: item, paintIndex },
+      );
+      if (history.points.length === 0 && history.recentSales.length === 0) {
+        throw new UserFacingError(
+          "not_found",
+          `No sales are recorded for “${itemName(item, 100)}”${paintIndex === undefined ? "" : ` with paint index ${paintIndex}`}. Check the item's full market name: autocomplete suggests names.`,
+          { item },
+        );
+      }
+      itemNames(ctx.deps).remember([history.itemName]);
+      const png = await renderPriceHistoryPng({
+        name: history.itemName,
+        points: toChartPoints(history),
+        sales: history.recentSales.flatMap((s) =>
+          s.soldAt ? [{ price: s.priceCents, soldAt: s.soldAt.toISOString() }] : [],
+        ),
+      });
+      return {
+        embeds: [historyEmbed(history)],
+        files: [
+          new AttachmentBuilder(png, {
+            name: CHART_FILE,
+            description: `Daily average price of ${truncate(history.itemName, 200)}`,
+          }),
+        ],
+      };
+    },
+  },
+});
+
+function toChartPoints(history: PriceHistory): HistoryPoint[] {
+  return history.points.map((p) => ({ day: p.day, count: p.sales, avg_price: p.avgPriceCents }));
+}
+
+function historyEmbed(history: PriceHistory) {
+  const summary = summarizeHistory(toChartPoints(history));
+  const cents = (v: number | undefined) => (v === undefined ? "—" : money(Math.round(v)));
+  const change = summary.change7dPercent;
+  const changeText =
+    change === undefined
+      ? "—"
+      : change === 0
+        ? "0.0%"
+        : `${change > 0 ? "▲" : "▼"} ${Math.abs(change).toFixed(1)}%`;
+  const fields = [
+    { name: "Last", value: cents(summary.last), inline: true },
+    { name: "Min", value: cents(summary.min), inline: true },
+    { name: "Max", value: cents(summary.max), inline: true },
+    { name: "7-day change", value: changeText, inline: true },
+    { name: "Sales", value: String(summary.totalSales), inline: true },
+    { name: "Days", value: String(history.points.length), inline: true },
+  ];
+  const sales = history.recentSales.map((s) => {
+    const bits = [`**${money(s.priceCents)}**`];
+    if (s.floatValue !== undefined) bits.push(formatFloat(s.floatValue));
+    if (s.soldAt) bits.push(`<t:${Math.floor(s.soldAt.getTime() / 1000)}:d>`);
+    return bits.join(" · ");
+  });
+  fields.push({
+    name: "Recent sales",
+    value: sales.length > 0 ? sales.join("\n") : "None recorded.",
+    inline: false,
+  });
+  const scope = history.paintIndex === undefined ? "" : ` · paint index ${history.paintIndex}`;
+  return embed({
+    tone: "info",
+    title: truncate(`Price history: ${history.itemName}`, 256),
+    fields,
+    imageUrl: `attachment://${CHART_FILE}`,
+    footer: `Daily averages${scope} · prices in USD`,
+  });
+}

@@ -1,0 +1,26 @@
+// The marketplace for public reads (search, listings, stalls, history): with the user's own key
+// when one is linked (the live service refuses many anonymous searches), else the operator's key
+// (MARKET_API_KEY), else none. Never an error: public reads work without an account.
+import type { Config } from "../config/index.ts";
+import { KeyVaultError } from "../db/errors.ts";
+import { getUserByDiscordId } from "../db/repos/users.ts";
+import type { MarketApi } from "../market/client.ts";
+import type { AccountDeps } from "./deps.ts";
+
+export async function marketForReads(
+  deps: Pick<AccountDeps, "prisma" | "vault" | "market"> & {
+    readonly config: Pick<Config, "MARKET_API_KEY">;
+  },
+  discordUserId: string,
+): Promise<MarketApi> {
+  const user = await getUserByDiscordId(deps.prisma, discordUserId);
+  if (user && user.status === "active" && user.encryptedKey !== null) {
+    try {
+      return deps.market.forKey(deps.vault.decrypt(user.encryptedKey));
+    } catch (error) {
+      // An unreadable key (the encryption key changed) only matters to commands that need it.
+      if (!(error instanceof KeyVaultError)) throw error;
+    }
+  }
+  return deps.market.forKey(deps.config.MARKET_API_KEY);
+}

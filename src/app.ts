@@ -1,0 +1,282 @@
+// Composition root: builds every part from a Config (logger, database, key vault, marketplace,
+// Discord client, router, registration, background services) and stops them in reverse order.
+import { Events, type Client } from "discord.js";
+import { commandModules } from "../commands/index.ts";
+import { ConfigError, type Config } from "./config/index.ts";
+import { openDatabase, type Database } from "./db/index.ts";
+import { createKeyVault, resolveEncryptionKey, type KeyVault } from "./db/keyVault.ts";
+import { depth as outboxDepth } from "./db/repos/outbox.ts";
+import type { CommandModule } from "./discord/command.ts";
+import { alertEngineService } from "./discord/alertSender.ts";
+import { createDiscordClient } from "./discord/client.ts";
+import type { BotDeps } from "./discord/deps.ts";
+import { createRegistry, type CommandRegistry } from "./discord/registry.ts";
+import {
+  dbRegistrationStore,
+  ensureCommandsRegistered,
+  type RegistrationStore,
+} from "./discord/registration.ts";
+import { createRouter, type Router, type RouterMetrics } from "./discord/router.ts";
+import { isGatewayUp, startOpsServer, type HttpServer } from "./http/index.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
+import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
+import { startSandbox, type Sandbox } from "./sandbox/index.ts";
+
+/** Something that runs beside the bot (alert engine, pollers, HTTP server): started after login. */
+export interface BackgroundService {
+  readonly name: string;
+  start(): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
+
+/** What a background service may be built from. */
+export interface AppContext {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly client: Client;
+  readonly deps: BotDeps;
+  readonly database: Database;
+  readonly market: MarketClient;
+  /** The app's Prometheus registry and the hooks that feed it. */
+  readonly metrics: Metrics;
+}
+
+export type ServiceFactory = (ctx: AppContext) => BackgroundService;
+
+export interface AppOverrides {
+  readonly logger?: Logger;
+  /** Use this marketplace instead of MARKET_BASE_URL or the in-process sandbox. */
+  readonly marketBaseUrl?: string;
+  /** An open database the app uses but does not close (tests). */
+  readonly database?: Database;
+  /** Replaces the command list (default: commands/index.ts). */
+  readonly commands?: readonly CommandModule[];
+  /** Added to the command list (test-only commands). */
+  readonly extraCommands?: readonly CommandModule[];
+  /** Background services added to the defaults (see DEFAULT_SERVICES). */
+  readonly services?: readonly ServiceFactory[];
+  /** Run DEFAULT_SERVICES (default true). Tests that count marketplace traffic turn them off. */
+  readonly defaultServices?: boolean;
+  readonly routerMetrics?: RouterMetrics;
+  readonly marketMetrics?: MarketMetrics;
+  readonly registrationStore?: RegistrationStore;
+  readonly autocompleteBudgetMs?: number;
+  readonly now?: () => Date;
+  /** Longest wait for the gateway's READY. Default 30 s. */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly client: Client<true>;
+  readonly deps: BotDeps;
+  readonly registry: CommandRegistry;
+  readonly router: Router;
+  readonly database: Database;
+  readonly market: MarketClient;
+  readonly vault: KeyVault;
+  /** The in-process sandbox marketplace, when one runs. */
+  readonly sandbox: Sandbox | undefined;
+  /** Whether this start sent the command definitions to Discord (false when unchanged). */
+  readonly commandsRegistered: boolean;
+  readonly services: readonly BackgroundService[];
+  readonly metrics: Metrics;
+  /** /healthz and /metrics on HTTP_HOST:HTTP_PORT (the bound port is in `http.port`). */
+  readonly http: HttpServer;
+  /** Stops everything in reverse order of start; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Background services every app runs. The alert engine and the HTTP server register here:
+ * `(ctx) => ({ name, start, stop })`. Order matters: stopped in reverse.
+ */
+export const DEFAULT_SERVICES: readonly ServiceFactory[] = [alertEngineService];
+
+export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  const logger = overrides.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const log = logger.child({ module: "app" });
+  const token = config.DISCORD_TOKEN;
+  if (token === undefined) {
+    throw new ConfigError([
+      "DISCORD_TOKEN: required to run the bot (without it, `npm start` runs the playground)",
+    ]);
+  }
+  // Every resource registers its closer as soon as it exists, so a failed start cleans up too.
+  const closers: { name: string; close: () => Promise<void> | void }[] = [];
+  const closeAll = async () => {
+    for (const { name, close } of closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (err) {
+        log.warn({ err, part: name }, "stopping a part failed");
+      }
+    }
+  };
+
+  try {
+    const metrics = createMetrics({ logger });
+    const database = overrides.database ?? (await openDatabase({ config, logger }));
+    if (!overrides.database) closers.push({ name: "database", close: () => database.close() });
+    metrics.watchOutbox(() => outboxDepth(database.prisma));
+
+    const encryption = await resolveEncryptionKey(config, logger);
+    const vault = createKeyVault(encryption.key, encryption.keyId);
+
+    let sandbox: Sandbox | undefined;
+    let marketBaseUrl = overrides.marketBaseUrl ?? config.MARKET_BASE_URL;
+    if (marketBaseUrl === undefined) {
+      sandbox = await startSandbox({ logger });
+      const started = sandbox;
+      closers.push({ name: "sandbox", close: () => started.close() });
+      marketBaseUrl = sandbox.baseUrl;
+      announceSandbox(log, sandbox);
+    }
+    const market = createMarketClient({
+      baseUrl: marketBaseUrl,
+      logger,
+      metrics: fanOutMarketMetrics(metrics, overrides.marketMetrics),
+    });
+    closers.push({ name: "market client", close: () => market.close() });
+
+    const registry = createRegistry([
+      ...(overrides.commands ?? commandModules),
+      ...(overrides.extraCommands ?? []),
+    ]);
+    const deps: BotDeps = {
+      config,
+      logger,
+      prisma: database.prisma,
+      market,
+      vault,
+      now: overrides.now ?? (() => new Date()),
+      commands: registry.definitions,
+    };
+
+    const client = createDiscordClient(config, logger);
+    closers.push({ name: "discord client", close: () => client.destroy() });
+    metrics.watchGateway(() => isGatewayUp(client));
+    const router = createRouter({
+      registry,
+      deps,
+      logger,
+      metrics: fanOutRouterMetrics(metrics, overrides.routerMetrics),
+      ...(overrides.autocompleteBudgetMs === undefined
+        ? {}
+        : { autocompleteBudgetMs: overrides.autocompleteBudgetMs }),
+    });
+    router.attach(client);
+    closers.push({ name: "in-flight interactions", close: () => withTimeout(router.drain(), 5000) });
+
+    const ready = await login(client, token, overrides.readyTimeoutMs ?? 30_000);
+    log.info({ user: ready.user.tag, guilds: ready.guilds.cache.size }, "connected to Discord");
+
+    const commandsRegistered = await registerIfChanged(ready, config, registry, {
+      store: overrides.registrationStore ?? dbRegistrationStore(database.prisma),
+      logger,
+    });
+
+    const context: AppContext = { config, logger, client: ready, deps, database, market, metrics };
+    const services: BackgroundService[] = [];
+    const defaults = overrides.defaultServices === false ? [] : DEFAULT_SERVICES;
+    for (const factory of [...defaults, ...(overrides.services ?? [])]) {
+      const service = factory(context);
+      await service.start();
+      services.push(service);
+      closers.push({ name: service.name, close: () => service.stop() });
+      log.info({ service: service.name }, "service started");
+    }
+    // Last to start, first to stop: /healthz answers only while everything behind it runs.
+    const http = await startOpsServer(context);
+    closers.push({ name: "http server", close: () => http.close() });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      logger,
+      client: ready,
+      deps,
+      registry,
+      router,
+      database,
+      market,
+      vault,
+      sandbox,
+      commandsRegistered,
+      services,
+      metrics,
+      http,
+      stop() {
+        stopping ??= (async () => {
+          log.info("stopping");
+          await closeAll();
+          log.info("stopped");
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function login(client: Client, token: string, timeoutMs: number): Promise<Client<true>> {
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+  await client.login(token);
+  return withTimeout(ready, timeoutMs, "Discord did not send READY in time");
+}
+
+/** Registration failing must not keep the bot down: the previous commands still work. */
+async function registerIfChanged(
+  client: Client<true>,
+  config: Config,
+  registry: CommandRegistry,
+  opts: { store: RegistrationStore; logger: Logger },
+): Promise<boolean> {
+  try {
+    const result = await ensureCommandsRegistered({
+      rest: client.rest,
+      applicationId: config.DISCORD_APPLICATION_ID ?? client.application.id,
+      guildId: config.DISCORD_GUILD_ID,
+      definitions: registry.definitions,
+      store: opts.store,
+      logger: opts.logger,
+    });
+    return result.registered;
+  } catch (err) {
+    opts.logger.error(
+      { err, module: "registration" },
+      "registering slash commands failed; will retry next start",
+    );
+    return false;
+  }
+}
+
+function announceSandbox(log: Logger, sandbox: Sandbox): void {
+  // Loud on purpose: nobody should believe real trades happen here.
+  log.warn(
+    { marketBaseUrl: sandbox.baseUrl },
+    "USING THE BUILT-IN SANDBOX MARKETPLACE (no MARKET_BASE_URL set): simulated data, no real money or items move",
+  );
+  log.warn(
+    { demoKeys: sandbox.users.map((u) => `${u.name}: ${u.apiKey}`) },
+    "sandbox demo API keys (public test values): link one with /account link",
+  );
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message = "timed out"): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,90 @@
+// The Discord side of alert delivery: renders an alert and sends it to a DM or channel, mapping outcomes for
+// the outbox; and the alert engine wired as the app's background service.
+import type { Client } from "discord.js";
+import { createAlertEngine, type AlertEngine } from "../alerts/engine.ts";
+import type { AlertSender, SendResult } from "../alerts/sender.ts";
+import type { AppContext, BackgroundService } from "../app.ts";
+import type { Logger } from "../log.ts";
+import { sendDm, sendToChannel, type DeliveryResult } from "./dm.ts";
+import { renderAlert } from "./render/alerts.ts";
+
+/** When Discord gives no hint, a failed send is tried again after this long (the outbox backs off further). */
+const DEFAULT_RETRY_MS = 5_000;
+
+export function createDiscordAlertSender(client: Client, logger: Logger): AlertSender {
+  const log = logger.child({ module: "discord.alerts" });
+  return {
+    async send({ target, ownerId, alert, nonce }) {
+      const message = {
+        ...renderAlert(alert, ownerId),
+        // With enforceNonce, Discord answers a repeat of this nonce (within its window) with the
+        // message already created instead of a second one: a re-send after a crash between
+        // "sent" and "marked sent" does not duplicate the alert (ADR 004).
+        nonce,
+        enforceNonce: true,
+        allowedMentions: { parse: [] },
+      };
+      const result =
+        target.kind === "dm"
+          ? await sendDm(client, target.userId, message)
+          : await sendToChannel(client, target.channelId, message);
+      const mapped = toSendResult(result, target.kind);
+      if (mapped.kind !== "sent")
+        log.debug({ target: target.kind, outcome: mapped.kind, result }, "alert not sent");
+      return mapped;
+    },
+  };
+}
+
+export function toSendResult(result: DeliveryResult, target: "dm" | "channel"): SendResult {
+  if (result.ok) return { kind: "sent", messageId: result.messageId };
+  switch (result.reason) {
+    case "dms_closed":
+      return target === "dm"
+        ? { kind: "dm_closed" }
+        : { kind: "permanent", reason: "cannot send here (50007)" };
+    case "unknown_user":
+    case "unknown_channel":
+    case "missing_access":
+      return {
+        kind: "permanent",
+        reason: `${result.reason}${result.code === undefined ? "" : ` (${result.code})`}`,
+      };
+    case "rate_limited":
+      return {
+        kind: "retryable",
+        retryAfterMs: result.retryAfterMs ?? DEFAULT_RETRY_MS,
+        reason: "rate limited",
+      };
+    case "failed":
+      // 5xx, network trouble, or something unexpected: retried with backoff, given up after a few.
+      return {
+        kind: "retryable",
+        retryAfterMs: 0,
+        reason: `send failed${result.code === undefined ? "" : ` (${result.code})`}`,
+      };
+  }
+}
+
+export interface AlertEngineService extends BackgroundService {
+  readonly engine: AlertEngine;
+}
+
+/**
+ * The alert engine as one of the app's background services (src/app.ts DEFAULT_SERVICES): every
+ * replica runs delivery; the one holding the leader lock also runs the feed and the pollers.
+ */
+export function alertEngineService(ctx: AppContext): AlertEngineService {
+  const engine = createAlertEngine({
+    config: ctx.config,
+    prisma: ctx.database.prisma,
+    databaseUrl: ctx.database.url,
+    market: ctx.market,
+    sender: createDiscordAlertSender(ctx.client, ctx.logger),
+    openKey: (sealed) => ctx.deps.vault.decrypt(sealed),
+    logger: ctx.logger,
+    now: ctx.deps.now,
+    metrics: ctx.metrics,
+  });
+  return { name: "alerts", engine, start: () => engine.start(), stop: () => engine.stop() };
+}

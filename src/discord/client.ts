@@ -1,0 +1,50 @@
+// Builds the discord.js client: intents, DM partials, the REST base (Discord or a local double), shards.
+import { Client, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../log.ts";
+
+export const DISCORD_API_DEFAULT = "https://discord.com/api";
+
+/** discord.js wants the base without the version: accept ".../api" and ".../api/v10" alike. */
+export function discordRestBase(url: string | undefined): string {
+  if (url === undefined) return DISCORD_API_DEFAULT;
+  return url.replace(/\/+$/, "").replace(/\/v\d+$/, "");
+}
+
+export function createDiscordClient(
+  config: Pick<Config, "DISCORD_API_URL" | "SHARD_COUNT">,
+  logger: Logger,
+): Client {
+  const log = logger.child({ module: "discord" });
+  const shards: Pick<ClientOptions, "shards" | "shardCount"> =
+    config.SHARD_COUNT === undefined
+      ? {}
+      : config.SHARD_COUNT === "auto"
+        ? { shards: "auto" }
+        : { shards: [...Array(config.SHARD_COUNT).keys()], shardCount: config.SHARD_COUNT };
+  const client = new Client({
+    // Slash commands, components and DMs need no privileged intents.
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.DirectMessages],
+    // DM channels arrive uncached; without this partial discord.js drops DM events.
+    partials: [Partials.Channel],
+    // Item names and user text may contain @everyone: the bot never pings by accident.
+    allowedMentions: { parse: [] },
+    rest: { api: discordRestBase(config.DISCORD_API_URL) },
+    ...shards,
+  });
+  client.on("error", (err) => log.error({ err }, "discord client error"));
+  client.on("warn", (message) => log.warn({ message }, "discord client warning"));
+  client.on("shardDisconnect", (event, shardId) =>
+    log.warn({ shardId, code: event.code }, "gateway disconnected"),
+  );
+  client.on("shardReconnecting", (shardId) => log.info({ shardId }, "gateway reconnecting"));
+  client.on("shardResume", (shardId, replayed) => log.info({ shardId, replayed }, "gateway resumed"));
+  client.on("shardError", (err, shardId) => log.warn({ err, shardId }, "gateway error"));
+  client.rest.on("rateLimited", (info) =>
+    log.warn(
+      { route: info.route, retryAfterMs: info.retryAfter, global: info.global },
+      "discord rate limit hit",
+    ),
+  );
+  return client;
+}

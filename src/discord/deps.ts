@@ -1,0 +1,22 @@
+// What command handlers may use, built once by the composition root (src/app.ts) and passed in.
+import type { Config } from "../config/index.ts";
+import type { KeyVault } from "../db/keyVault.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Logger } from "../log.ts";
+import type { MarketClient } from "../market/client.ts";
+import type { CommandDefinition } from "./command.ts";
+
+/**
+ * Handlers pass `ctx.deps` (or a part of it) to domain verbs. Extend this interface when a new
+ * room needs wiring (alerts, trading...), and fill the field in src/app.ts.
+ */
+export interface BotDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly prisma: PrismaClient;
+  readonly market: MarketClient;
+  readonly vault: KeyVault;
+  readonly now: () => Date;
+  /** Every registered command definition (for /help). */
+  readonly commands: readonly CommandDefinition[];
+}

@@ -1,0 +1,45 @@
+// Text helpers for messages: money, Discord timestamps, safe truncation and escaping of user text.
+import { formatCents, type Cents } from "../../money.ts";
+
+export { formatCents };
+
+/** "$12.50"; signed "+$1.00" when asked. */
+export function money(cents: Cents, opts: { sign?: boolean } = {}): string {
+  return formatCents(cents, opts);
+}
+
+/** Discord renders `<t:unix:R>` as "in 5 minutes" / "3 days ago" in the reader's own locale. */
+export function relativeTime(at: Date | number): string {
+  return `<t:${unix(at)}:R>`;
+}
+
+/** Date and time in the reader's locale, e.g. "21 November 2025 09:40". */
+export function absoluteTime(at: Date | number): string {
+  return `<t:${unix(at)}:f>`;
+}
+
+function unix(at: Date | number): number {
+  return Math.floor((typeof at === "number" ? at : at.getTime()) / 1000);
+}
+
+/** Cuts to `max` characters with an ellipsis, never in the middle of a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join("")}…`;
+}
+
+/**
+ * Text from outside (the marketplace, other users) made safe to show: no control characters,
+ * no markdown or mention tricks, one line, bounded length.
+ */
+export function sanitise(text: string, max = 300): string {
+  const clean = text
+    // eslint-disable-next-line no-control-regex -- removing control characters is the point
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/[`*_~|>\\]/g, "")
+    .replace(/@(everyone|here)/gi, "@\u200b$1")
+    .replace(/<[@#&!:][^>]*>/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return truncate(clean, max);
+}

@@ -1,0 +1,100 @@
+// Entry point: load the configuration, start the bot (or, without a Discord token, the browser
+// playground; with SHARD_COUNT, a ShardingManager), and stop cleanly on SIGINT/SIGTERM.
+import { fileURLToPath } from "node:url";
+import { createApp } from "./app.ts";
+import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { SHARD_PROCESS_FLAG, startShardManager, type ShardManagerHandle } from "./sharding.ts";
+import { installShutdown } from "./shutdown.ts";
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every setting.\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.LOG_LEVEL });
+  const log = logger.child({ module: "main" });
+  // discord.js reports some malformed gateway payloads only as rejections: log, keep serving.
+  process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));
+
+  const shardProcess = process.argv.includes(SHARD_PROCESS_FLAG);
+  if (config.SHARD_COUNT !== undefined && !shardProcess) {
+    if (config.playground) log.warn("SHARD_COUNT is ignored by the playground (no DISCORD_TOKEN)");
+    else return runShardManager(config, logger);
+  }
+  if (shardProcess) {
+    // The manager put this shard's id and the total in the environment, where discord.js reads them.
+    config = { ...config, SHARD_COUNT: undefined };
+  }
+
+  let running: { stop(): Promise<void> } | undefined;
+  // Installed before the start: a SIGTERM while connecting still stops cleanly.
+  let starting: Promise<{ stop(): Promise<void> }> | undefined;
+  installShutdown({
+    logger,
+    stop: async () => {
+      await (starting ?? Promise.resolve(undefined)).catch(() => undefined);
+      await running?.stop();
+    },
+  });
+  try {
+    if (config.playground) {
+      // Imported only here: with a token, nothing of the playground is loaded or started.
+      const { startPlayground, playgroundBanner } = await import("./playground/index.ts");
+      const playground = startPlayground({ config, logger });
+      starting = playground;
+      const started = await playground;
+      running = started;
+      process.stdout.write(playgroundBanner(started));
+      return;
+    }
+    const app = createApp(config, { logger });
+    starting = app;
+    const started = await app;
+    running = started;
+    log.info({ healthUrl: `${started.http.url}/healthz` }, "the bot is running; press Ctrl+C to stop");
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      log.fatal({ err: error }, "the bot could not start");
+    }
+    process.exit(1);
+  }
+}
+
+async function runShardManager(config: Config, logger: Logger): Promise<void> {
+  const log = logger.child({ module: "main" });
+  const starting: Promise<ShardManagerHandle> = startShardManager({
+    config,
+    logger,
+    entry: fileURLToPath(import.meta.url),
+    execArgv: process.execArgv,
+  });
+  installShutdown({
+    logger,
+    stop: async () => {
+      const handle = await starting.catch(() => undefined);
+      await handle?.stop();
+    },
+  });
+  try {
+    const handle = await starting;
+    log.info(
+      { healthUrl: `${handle.http.url}/healthz`, shards: handle.manager.shards.size },
+      "the bot is running in shards",
+    );
+  } catch (error) {
+    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else log.fatal({ err: error }, "the shards could not start");
+    process.exit(1);
+  }
+}
+
+await main();
