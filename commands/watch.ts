@@ -1,0 +1,451 @@
+// /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
+import {
+  ApplicationCommandOptionType,
+  ChannelType,
+  InteractionContextType,
+  PermissionFlagsBits,
+  PermissionsBitField,
+  type CommandInteractionOption,
+  type Guild,
+  type GuildMember,
+} from "discord.js";
+import { marketForReading } from "../src/alerts/actions.ts";
+import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
+import { ruleFromOptions } from "../src/alerts/ruleFilters.ts";
+import {
+  addRule,
+  listRules,
+  removeRule,
+  ruleNames,
+  setRuleEnabled,
+  testRule,
+  type RuleDestination,
+  type RuleView,
+} from "../src/alerts/rules.ts";
+import type { BaseContext, CommandContext } from "../src/discord/command.ts";
+import { defineCommand } from "../src/discord/command.ts";
+import type { BotDeps } from "../src/discord/deps.ts";
+import { embed, notice } from "../src/discord/render/embeds.ts";
+import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
+import { UserFacingError } from "../src/errors.ts";
+import { safeUserText } from "../src/input/parse.ts";
+import type { MarketApi } from "../src/market/client.ts";
+
+const NAME_OPTION = {
+  name: "name",
+  description: "The rule's name",
+  type: ApplicationCommandOptionType.String,
+  required: true,
+  autocomplete: true,
+  max_length: 50,
+} as const;
+
+/** Recent market names for the item option; one per process, refreshed from the feed's endpoint. */
+const itemNames = createItemNameSuggester();
+
+const TEST_SHOWN = 10;
+
+export const command = defineCommand({
+  definition: {
+    name: "watch",
+    description: "Get a DM (or a channel post) the moment a listing matching your rule appears",
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    options: [
+      {
+        name: "add",
+        description: "Save a watch rule",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [
+          {
+            ...NAME_OPTION,
+            autocomplete: false,
+            description: 'A name for the rule, e.g. "cheap ember tide"',
+          },
+          {
+            name: "item",
+            description: "Exact item name, e.g. Falcon Rifle | Ember Tide (Pristine)",
+            type: ApplicationCommandOptionType.String,
+            autocomplete: true,
+            max_length: 128,
+          },
+          {
+            name: "def_index",
+            description: "Weapon (def index)",
+            type: ApplicationCommandOptionType.Integer,
+            min_value: 0,
+          },
+          {
+            name: "paint_index",
+            description: "Finish (paint index)",
+            type: ApplicationCommandOptionType.Integer,
+            min_value: 0,
+          },
+          {
+            name: "paint_seeds",
+            description: "Any of these seeds, e.g. 661, 670, 955",
+            type: ApplicationCommandOptionType.String,
+            max_length: 600,
+          },
+          {
+            name: "min_float",
+            description: "Lowest float (0-1)",
+            type: ApplicationCommandOptionType.Number,
+            min_value: 0,
+            max_value: 1,
+          },
+          {
+            name: "max_float",
+            description: "Highest float (0-1)",
+            type: ApplicationCommandOptionType.Number,
+            min_value: 0,
+            max_value: 1,
+          },
+          {
+            name: "max_price",
+            description: "Most you would pay, in USD",
+            type: ApplicationCommandOptionType.Number,
+            min_value: 0,
+          },
+          {
+            name: "min_discount",
+            description: "At least this many percent below the reference price",
+            type: ApplicationCommandOptionType.Number,
+            min_value: 0,
+            max_value: 100,
+          },
+          {
+            name: "min_ref_qty",
+            description: "Reference price based on at least this many sales",
+            type: ApplicationCommandOptionType.Integer,
+            min_value: 0,
+          },
+          {
+            name: "type",
+            description: "Buy now or auction",
+            type: ApplicationCommandOptionType.String,
+            choices: [
+              { name: "buy now", value: "buy_now" },
+              { name: "auction", value: "auction" },
+            ],
+          },
+          {
+            name: "category",
+            description: "Normal, statcounter or souvenir",
+            type: ApplicationCommandOptionType.String,
+            choices: [
+              { name: "any", value: "any" },
+              { name: "normal", value: "normal" },
+              { name: "statcounter", value: "statcounter" },
+              { name: "souvenir", value: "souvenir" },
+            ],
+          },
+          {
+            name: "stickers",
+            description: "Sticker ids, optionally with a slot: 123, 456|2",
+            type: ApplicationCommandOptionType.String,
+            max_length: 200,
+          },
+          {
+            name: "keychains",
+            description: "Keychain ids: 12, 34",
+            type: ApplicationCommandOptionType.String,
+            max_length: 100,
+          },
+          {
+            name: "channel",
+            description: "Post alerts in this channel instead of your DMs (needs Manage Channels)",
+            type: ApplicationCommandOptionType.Channel,
+            channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+          },
+        ],
+      },
+      { name: "list", description: "Show your watch rules", type: ApplicationCommandOptionType.Subcommand },
+      {
+        name: "remove",
+        description: "Delete a watch rule",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [NAME_OPTION],
+      },
+      {
+        name: "pause",
+        description: "Stop a rule's alerts without deleting it",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [NAME_OPTION],
+      },
+      {
+        name: "resume",
+        description: "Turn a paused rule back on",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [NAME_OPTION],
+      },
+      {
+        name: "test",
+        description: "Dry run: which recent listings the rule would have alerted on (sends nothing)",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [NAME_OPTION],
+      },
+    ],
+  },
+  async autocomplete(ctx) {
+    const deps = ruleDeps(ctx.deps);
+    if (ctx.focused.name === "item") {
+      const names = await itemNames.suggest(
+        { prisma: ctx.deps.prisma, market: operatorMarket(ctx.deps), logger: ctx.log },
+        ctx.focused.value,
+        ctx.signal,
+      );
+      return names.map((n) => ({ name: truncate(n, 100), value: n }));
+    }
+    const names = await ruleNames(deps, { discordId: ctx.user.id, prefix: ctx.focused.value.trim() });
+    return names.map((n) => ({ name: n, value: n }));
+  },
+  subcommands: {
+    add: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const o = ctx.options;
+        const filters = ruleFromOptions({
+          item: o.string("item"),
+          def_index: o.integer("def_index"),
+          paint_index: o.integer("paint_index"),
+          paint_seeds: o.string("paint_seeds"),
+          min_float: o.number("min_float"),
+          max_float: o.number("max_float"),
+          max_price: o.number("max_price"),
+          min_discount: o.number("min_discount"),
+          min_ref_qty: o.integer("min_ref_qty"),
+          type: o.string("type"),
+          category: o.string("category"),
+          stickers: o.string("stickers"),
+          keychains: o.string("keychains"),
+        });
+        const channel = o.channel("channel");
+        const destination: RuleDestination =
+          channel === undefined ? { kind: "dm" } : checkChannelDestination(ctx, channel.id);
+        const rule = await addRule(ruleDeps(ctx.deps), {
+          discordId: ctx.user.id,
+          name: o.string("name"),
+          filters,
+          destination,
+        });
+        return {
+          ephemeral: true,
+          embeds: [
+            embed({
+              tone: "success",
+              title: `Watching: ${truncate(rule.name, 200)}`,
+              description: `${rule.summary}\n\nAlerts go to ${where(rule)}. \`/watch test name:${truncate(rule.name, 50)}\` shows what it would have caught recently.`,
+            }),
+          ],
+        };
+      },
+    },
+    list: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const rules = await listRules(ruleDeps(ctx.deps), { discordId: ctx.user.id });
+        if (rules.length === 0) {
+          return {
+            ephemeral: true,
+            embeds: [notice("info", "You have no watch rules yet. Add one with `/watch add`.")],
+          };
+        }
+        const lines = rules.map((r) => {
+          const state = r.enabled ? "🟢" : "⏸️";
+          const matched = r.matchCount > 0 ? ` · ${r.matchCount} alert${r.matchCount === 1 ? "" : "s"}` : "";
+          const last = r.lastMatchedAt ? `, last ${relativeTime(r.lastMatchedAt)}` : "";
+          return `${state} **${safeUserText(r.name, 50)}** → ${where(r)}${matched}${last}\n${r.summary}`;
+        });
+        return {
+          ephemeral: true,
+          embeds: [
+            embed({
+              tone: "info",
+              title: `Your watch rules (${rules.length}/${ctx.deps.config.MAX_RULES_PER_USER})`,
+              description: truncate(lines.join("\n\n"), 4000),
+            }),
+          ],
+        };
+      },
+    },
+    remove: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const rule = await removeRule(ruleDeps(ctx.deps), {
+          discordId: ctx.user.id,
+          name: ctx.options.string("name"),
+        });
+        return {
+          ephemeral: true,
+          embeds: [notice("success", `Removed **${safeUserText(rule.name, 50)}**. No more alerts from it.`)],
+        };
+      },
+    },
+    pause: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+          discordId: ctx.user.id,
+          name: ctx.options.string("name"),
+          enabled: false,
+        });
+        return {
+          ephemeral: true,
+          embeds: [
+            notice(
+              "success",
+              `Paused **${safeUserText(rule.name, 50)}**. \`/watch resume\` turns it back on.`,
+            ),
+          ],
+        };
+      },
+    },
+    resume: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+          discordId: ctx.user.id,
+          name: ctx.options.string("name"),
+          enabled: true,
+        });
+        return {
+          ephemeral: true,
+          embeds: [
+            notice(
+              "success",
+              `**${safeUserText(rule.name, 50)}** is watching again (new listings from now on).`,
+            ),
+          ],
+        };
+      },
+    },
+    test: {
+      defer: "ephemeral",
+      async run(ctx) {
+        const result = await testRule(
+          { ...ruleDeps(ctx.deps), market: await marketForUser(ctx) },
+          { discordId: ctx.user.id, name: ctx.options.string("name") },
+        );
+        const shown = result.matches.slice(0, TEST_SHOWN).map((l) => {
+          const float = l.item.float_value === undefined ? "" : ` · float ${l.item.float_value.toFixed(4)}`;
+          const seed = l.item.paint_seed === undefined ? "" : ` · seed ${l.item.paint_seed}`;
+          return `• ${safeUserText(l.item.market_hash_name, 100)} — ${money(l.price)}${float}${seed} · listing ${l.id}`;
+        });
+        const more =
+          result.matches.length > TEST_SHOWN ? `\n…and ${result.matches.length - TEST_SHOWN} more.` : "";
+        return {
+          ephemeral: true,
+          embeds: [
+            embed({
+              tone: result.matches.length > 0 ? "deal" : "neutral",
+              title: `Dry run: ${truncate(result.rule.name, 200)}`,
+              description:
+                result.matches.length === 0
+                  ? `None of the ${result.examined} most recent relevant listings would have alerted.`
+                  : `${result.matches.length} of the ${result.examined} most recent relevant listings would have alerted:\n${shown.join("\n")}${more}`,
+              footer: "Dry run: no alert was sent.",
+            }),
+          ],
+        };
+      },
+    },
+  },
+});
+
+function ruleDeps(deps: BotDeps) {
+  return { prisma: deps.prisma, logger: deps.logger, maxRulesPerUser: deps.config.MAX_RULES_PER_USER };
+}
+
+function operatorMarket(deps: BotDeps): MarketApi {
+  return deps.market.forKey(deps.config.MARKET_API_KEY);
+}
+
+function marketForUser(ctx: BaseContext): Promise<MarketApi> {
+  return marketForReading(ctx.deps, { discordId: ctx.user.id, operatorKey: ctx.deps.config.MARKET_API_KEY });
+}
+
+function where(rule: RuleView): string {
+  return rule.destination.kind === "channel" ? `<#${rule.destination.channelId}>` : "your DMs";
+}
+
+const MANAGE = PermissionFlagsBits.ManageChannels;
+const BOT_NEEDS =
+  PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks;
+
+/**
+ * A channel destination is allowed only in a server, only to members who may manage that
+ * channel (alerts would otherwise let anyone fill a channel), and only where the bot can post.
+ */
+function checkChannelDestination(
+  ctx: CommandContext,
+  channelId: string,
+): RuleDestination & { kind: "channel" } {
+  const guildId = ctx.guildId;
+  if (guildId === undefined) {
+    throw new UserFacingError(
+      "invalid_input",
+      "Channel alerts are set up from inside a server. Leave `channel` empty for DMs.",
+    );
+  }
+  const perms = permissionsIn(ctx, channelId);
+  if (!perms.member?.has(MANAGE)) {
+    throw new UserFacingError(
+      "missing_permission",
+      `You need the **Manage Channels** permission in <#${channelId}> to send alerts there. Leave \`channel\` empty to get them by DM.`,
+      { channelId },
+    );
+  }
+  if (perms.bot !== undefined && !perms.bot.has(BOT_NEEDS)) {
+    throw new UserFacingError(
+      "missing_permission",
+      `I can't post in <#${channelId}>: I need View Channel, Send Messages and Embed Links there.`,
+      { channelId },
+    );
+  }
+  return { kind: "channel", guildId, channelId };
+}
+
+/**
+ * The member's (and the bot's) permissions in the chosen channel. Discord resolves the channel
+ * option with the member's permissions in it; when discord.js has the guild cached it computes
+ * the same from overwrites. Falls back to the permissions in the channel the command ran in.
+ */
+function permissionsIn(
+  ctx: CommandContext,
+  channelId: string,
+): { member: Readonly<PermissionsBitField> | undefined; bot: Readonly<PermissionsBitField> | undefined } {
+  const option = findChannelOption(ctx.interaction.options.data, channelId);
+  const resolved = option?.channel;
+  if (resolved && "permissions" in resolved && typeof resolved.permissions === "string") {
+    return { member: new PermissionsBitField(BigInt(resolved.permissions)), bot: undefined };
+  }
+  const guild: Guild | null = ctx.interaction.guild;
+  const member = ctx.interaction.member;
+  if (
+    resolved &&
+    "permissionsFor" in resolved &&
+    guild !== null &&
+    member !== null &&
+    "roles" in member &&
+    "cache" in member.roles
+  ) {
+    const me = guild.members.me;
+    return {
+      member: resolved.permissionsFor(member as GuildMember) ?? ctx.memberPermissions,
+      bot: me ? (resolved.permissionsFor(me) ?? undefined) : undefined,
+    };
+  }
+  return { member: ctx.memberPermissions, bot: undefined };
+}
+
+function findChannelOption(
+  options: readonly CommandInteractionOption[],
+  channelId: string,
+): CommandInteractionOption | undefined {
+  for (const o of options) {
+    if (o.type === ApplicationCommandOptionType.Channel && o.value === channelId) return o;
+    const inner = o.options ? findChannelOption(o.options, channelId) : undefined;
+    if (inner) return inner;
+  }
+  return undefined;
+}

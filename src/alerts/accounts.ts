@@ -1,0 +1,82 @@
+// What the per-user pollers share: the linked users they may poll, their keys, and what a revoked key does.
+import type { Logger } from "../log.ts";
+import type { MarketApi, MarketClient } from "../market/client.ts";
+import { markRevoked, markRevokedNotified } from "../db/repos/users.ts";
+import { dedupeKey } from "./content.ts";
+import { writeAlerts, type Db } from "./store.ts";
+
+/** Opens a stored (encrypted) key; the composition root passes the key vault's decrypt. */
+export type KeyOpener = (encryptedKey: string) => string;
+
+export interface PollUser {
+  id: number;
+  discordId: string;
+  platformId: string | null;
+  linkedAt: Date | null;
+  encryptedKey: string | null;
+}
+
+export interface AccountDeps {
+  prisma: Db;
+  market: MarketClient;
+  openKey: KeyOpener;
+  logger: Logger;
+}
+
+/** The user's market API, or undefined (logged) when the stored key cannot be opened. */
+export function apiFor(deps: AccountDeps, user: PollUser): MarketApi | undefined {
+  if (user.encryptedKey === null) return undefined;
+  try {
+    return deps.market.forKey(deps.openKey(user.encryptedKey));
+  } catch (err) {
+    deps.logger.warn({ userId: user.id, err }, "stored API key cannot be opened; user skipped");
+    return undefined;
+  }
+}
+
+/**
+ * The marketplace refused the user's key (401): mark the account revoked so every poll stops,
+ * and tell the user once. Both happen in one transaction; the alert's dedupe key carries the
+ * link time, so a replica seeing the same 401 adds nothing while a later re-link that is
+ * revoked again is told again.
+ */
+export async function revokeAccount(deps: AccountDeps, user: PollUser): Promise<boolean> {
+  const n = user.linkedAt?.getTime() ?? 0;
+  let changed = false;
+  const written = await writeAlerts(
+    deps.prisma,
+    [
+      {
+        userId: user.id,
+        kind: "key_revoked",
+        subjectId: "",
+        version: String(n),
+        dedupeKey: dedupeKey.keyRevoked(user.id, n),
+        destination: "dm",
+        alert: { kind: "key_revoked" },
+      },
+    ],
+    async (tx) => {
+      changed = await markRevoked(tx, user.id);
+      await markRevokedNotified(tx, user.id);
+    },
+  );
+  deps.logger.warn(
+    { userId: user.id, changed, notified: written.length > 0 },
+    "API key refused by the marketplace: account marked revoked",
+  );
+  return written.length > 0;
+}
+
+/** Runs `fn` over items with at most `limit` in flight. */
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  const queue = [...items];
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), queue.length) }, worker));
+}

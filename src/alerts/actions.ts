@@ -1,0 +1,77 @@
+// Verbs behind alert messages' buttons and /alerts: look at an alerted listing, list recent alerts.
+import { requireAccount } from "../accounts/requireAccount.ts";
+import type { AccountDeps } from "../accounts/deps.ts";
+import { getUserByDiscordId } from "../db/repos/users.ts";
+import { UserFacingError } from "../errors.ts";
+import { requireId } from "../trading/validate.ts";
+import { toListingSummary, type ListingSummary } from "../trading/views.ts";
+import type { MarketApi } from "../market/client.ts";
+import { OutboxPayload, type SingleAlert } from "./payload.ts";
+import { latestAlerts, type Db } from "./store.ts";
+
+/** The listing an alert points at, as it is now (it may have sold since). */
+export async function viewListing(
+  deps: { market: MarketApi },
+  input: { listingId: string },
+): Promise<ListingSummary> {
+  const listingId = requireId("listing", input.listingId);
+  return toListingSummary(await deps.market.getListing(listingId));
+}
+
+export interface RecentAlert {
+  at: Date;
+  kind: string;
+  /** Listing, trade or order id ("" for account-wide alerts). */
+  subjectId: string;
+  /** pending, sending, sent, failed, held; "digest" once folded into a quiet-hours digest. */
+  delivery: string;
+  alert: SingleAlert | undefined;
+}
+
+export interface RecentAlerts {
+  alerts: RecentAlert[];
+  /** The last DM bounced because the user closed DMs to the bot. */
+  dmClosed: boolean;
+}
+
+/**
+ * The user's latest alerts, whether or not they reached Discord: the way to catch up when DMs
+ * were closed or an alert was held for quiet hours.
+ */
+export async function recentAlerts(
+  prisma: Db,
+  input: { discordId: string; limit?: number },
+): Promise<RecentAlerts> {
+  const [rows, user] = await Promise.all([
+    latestAlerts(prisma, input.discordId, Math.min(Math.max(input.limit ?? 10, 1), 25)),
+    getUserByDiscordId(prisma, input.discordId),
+  ]);
+  const alerts = rows.map((r): RecentAlert => {
+    const parsed = r.outbox === null ? undefined : OutboxPayload.safeParse(r.outbox.payload);
+    return {
+      at: r.createdAt,
+      kind: r.kind,
+      subjectId: r.subjectId,
+      // A held alert's outbox row is replaced by the digest that carried it.
+      delivery: r.outbox?.status ?? "digest",
+      alert: parsed?.success && parsed.data.alert.kind !== "digest" ? parsed.data.alert : undefined,
+    };
+  });
+  return { alerts, dmClosed: user?.dmClosedAt != null };
+}
+
+/**
+ * A market API for reading public data on a user's behalf: their own key when linked and
+ * usable (keyless reads are often refused), else the operator's key or none.
+ */
+export async function marketForReading(
+  deps: Pick<AccountDeps, "prisma" | "vault" | "market">,
+  input: { discordId: string; operatorKey: string | undefined },
+): Promise<MarketApi> {
+  try {
+    return (await requireAccount(deps, input.discordId)).market;
+  } catch (error) {
+    if (error instanceof UserFacingError) return deps.market.forKey(input.operatorKey);
+    throw error;
+  }
+}

@@ -1,0 +1,108 @@
+// Builds alert payloads (plain data) from marketplace resources, and the dedupe keys that make each alert unique.
+import type { Listing, Trade } from "../market/schemas.ts";
+import { discountPercent } from "../money.ts";
+import type { AppliedExtra, ListingAlert, TradeAlert } from "./payload.ts";
+import { describeFilters, referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
+
+/** Dedupe keys: one place, so two pollers (or two replicas) can never spell one alert two ways. */
+export const dedupeKey = {
+  listing: (ruleId: number | string, listingId: string) => `listing:${ruleId}:${listingId}`,
+  outbid: (userId: number, listingId: string, topBid: string) => `outbid:${userId}:${listingId}:${topBid}`,
+  auctionEnded: (userId: number, listingId: string) => `auction:${userId}:${listingId}`,
+  trade: (userId: number, tradeId: string, state: string) => `trade:${userId}:${tradeId}:${state}`,
+  tradeReminder: (userId: number, tradeId: string, state: string, step: number) =>
+    `trade_reminder:${userId}:${tradeId}:${state}:${step}`,
+  buyOrderFill: (userId: number, orderId: string, boughtCount: number) =>
+    `buyorder:${userId}:${orderId}:${boughtCount}`,
+  keyRevoked: (userId: number, n: number | string) => `key_revoked:${userId}:${n}`,
+};
+
+function isoOrUndefined(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+}
+
+function extras(
+  list: ReadonlyArray<{
+    name?: string | undefined;
+    slot?: number | undefined;
+    wear?: number | undefined;
+    stickerId: number;
+  }>,
+): AppliedExtra[] {
+  return list.map((s) => ({
+    name: s.name ?? `#${s.stickerId}`,
+    ...(s.slot === undefined ? {} : { slot: s.slot }),
+    ...(s.wear === undefined ? {} : { wear: s.wear }),
+  }));
+}
+
+export function listingAlertOf(
+  listing: Listing,
+  rule: { id: number; name: string; filters: RuleFilters },
+): ListingAlert {
+  const item = listing.item;
+  const ref = referencePriceOf(listing);
+  const discount = discountPercent(listing.price, ref);
+  const auction = listing.auction_details;
+  const a: ListingAlert = {
+    kind: "listing",
+    ruleId: String(rule.id),
+    ruleName: rule.name,
+    ruleSummary: describeFilters(rule.filters),
+    listingId: listing.id,
+    listingType: listing.type,
+    itemName: item.market_hash_name,
+    priceCents: listing.price,
+    stickers: extras(item.stickers ?? []),
+    keychains: extras(item.keychains ?? []),
+  };
+  if (item.float_value !== undefined) a.floatValue = item.float_value;
+  if (item.paint_seed !== undefined) a.paintSeed = item.paint_seed;
+  if (item.paint_index !== undefined) a.paintIndex = item.paint_index;
+  if (ref !== undefined) a.referenceCents = Math.round(ref);
+  if (discount !== undefined) a.discountPercent = Math.round(discount * 10) / 10;
+  if (item.icon_url !== undefined) a.iconUrl = item.icon_url;
+  if (listing.seller?.username !== undefined) a.sellerName = listing.seller.username;
+  const listedAt = isoOrUndefined(listing.created_at);
+  if (listedAt !== undefined) a.listedAt = listedAt;
+  if (listing.type === "auction") {
+    const expiresAt = isoOrUndefined(auction?.expires_at);
+    a.auction = {
+      ...(auction?.top_bid?.price === undefined ? {} : { topBidCents: auction.top_bid.price }),
+      ...(auction?.min_next_bid === undefined ? {} : { minNextBidCents: auction.min_next_bid }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    };
+  }
+  return a;
+}
+
+/**
+ * The deadline a trade's user must act by: the transfer offer's deadline once the trade is
+ * accepted, else the trade's own expiry (for a queued trade: the time left to accept).
+ */
+export function tradeDeadline(trade: Trade): Date | undefined {
+  const raw =
+    trade.state === "pending" ? (trade.platform_offer?.deadline_at ?? trade.expires_at) : trade.expires_at;
+  if (raw === undefined) return undefined;
+  const t = Date.parse(raw);
+  return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+export function tradeAlertOf(
+  trade: Trade,
+  role: "buyer" | "seller",
+  extra: { previousState?: string | undefined; reminderMinutes?: number | undefined } = {},
+): TradeAlert {
+  const deadline = tradeDeadline(trade);
+  const a: TradeAlert = { kind: "trade", tradeId: trade.id, role, state: trade.state };
+  if (extra.previousState !== undefined) a.previousState = extra.previousState;
+  if (extra.reminderMinutes !== undefined) a.reminderMinutes = extra.reminderMinutes;
+  if (trade.contract?.item.market_hash_name !== undefined) a.itemName = trade.contract.item.market_hash_name;
+  if (trade.contract?.price !== undefined) a.priceCents = trade.contract.price;
+  if (deadline !== undefined && (trade.state === "queued" || trade.state === "pending")) {
+    a.deadline = deadline.toISOString();
+  }
+  return a;
+}

@@ -1,0 +1,288 @@
+// Drains the outbox to Discord through an AlertSender: leases, retries, closed DMs, quiet hours and digests.
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Logger } from "../log.ts";
+import {
+  claimDue,
+  markFailed,
+  markSent,
+  usersWithHeld,
+  type ClaimedMessage,
+  type RetryPolicy,
+} from "../db/repos/outbox.ts";
+import { clearDmClosed, markDmClosed } from "../db/repos/users.ts";
+import { OutboxPayload } from "./payload.ts";
+import { quietHoursOf, quietState } from "./quietHours.ts";
+import type { AlertSender, AlertTarget, SendResult } from "./sender.ts";
+import {
+  deliveryUsers,
+  holdClaimed,
+  redirectClaimed,
+  releaseHeldAsDigest,
+  ruleChannelOfAlert,
+  type Db,
+} from "./store.ts";
+
+/** Observes deliveries (src/metrics.ts implements it). */
+export interface DeliveryMetrics {
+  alertSent(event: AlertSentEvent): void;
+}
+
+export interface AlertSentEvent {
+  /** The alert kind: listing, outbid, auction_ended, trade, digest... */
+  kind: string;
+  /** When the outbox row was written (detection). */
+  queuedAt: Date;
+  /** When the listing appeared on the marketplace (listing alerts that carry it). */
+  listedAt: Date | undefined;
+}
+
+export interface DeliveryOptions {
+  prisma: Db;
+  sender: AlertSender;
+  logger: Logger;
+  /** Distinguishes replicas in the outbox's locked_by column. */
+  workerId?: string;
+  /**
+   * How long a claim is ours. Must exceed one send (including discord.js's own 429 waits) and
+   * stay well inside Discord's nonce window, so a re-send after a crash is deduplicated (ADR 004).
+   */
+  leaseMs?: number;
+  batchSize?: number;
+  /** Sends in flight at once; rows of one target always go one after another, in order. */
+  concurrency?: number;
+  /** Backoff of Discord 5xx/429 that surfaced past discord.js's own retries. */
+  retry?: RetryPolicy;
+  /** Clock for quiet hours (tests move it); leases use the database clock. */
+  now?: () => Date;
+  metrics?: DeliveryMetrics;
+}
+
+export interface DeliveryResult {
+  claimed: number;
+  sent: number;
+  retried: number;
+  failed: number;
+  held: number;
+  redirected: number;
+  /** Held rows released into digests (or as they were, when only one was held). */
+  released: number;
+}
+
+export interface DeliveryStats extends DeliveryResult {
+  runs: number;
+  lastRunAt: Date | undefined;
+}
+
+export interface DeliveryWorker {
+  /** One pass: release finished quiet hours into digests, then claim and send due rows. */
+  runOnce(): Promise<DeliveryResult>;
+  stats(): DeliveryStats;
+  readonly workerId: string;
+}
+
+interface UserInfo {
+  quietHoursStart: number | null;
+  quietHoursEnd: number | null;
+  timezone: string;
+  dmClosedAt: Date | null;
+  defaultChannelId: string | null;
+}
+
+export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
+  const log = opts.logger.child({ module: "alerts.delivery" });
+  const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const batchSize = opts.batchSize ?? 50;
+  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const retry = opts.retry ?? { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000 };
+  const now = opts.now ?? (() => new Date());
+  const totals: DeliveryStats = {
+    runs: 0,
+    lastRunAt: undefined,
+    claimed: 0,
+    sent: 0,
+    retried: 0,
+    failed: 0,
+    held: 0,
+    redirected: 0,
+    released: 0,
+  };
+
+  function observeSent(row: ClaimedMessage, alert: { kind: string; listedAt?: string | undefined }): void {
+    try {
+      const listedAt = alert.listedAt === undefined ? undefined : new Date(alert.listedAt);
+      opts.metrics?.alertSent({ kind: alert.kind, queuedAt: row.createdAt, listedAt });
+    } catch (err) {
+      // A broken metrics sink must not turn a delivered alert into a retried one.
+      log.warn({ err, outboxId: row.id }, "delivery metrics hook threw");
+    }
+  }
+
+  async function releaseFinishedQuietHours(result: DeliveryResult): Promise<void> {
+    const userIds = await usersWithHeld(opts.prisma);
+    if (userIds.length === 0) return;
+    const users = await deliveryUsers(opts.prisma, userIds);
+    for (const user of users) {
+      if (quietState(quietHoursOf(user), now()).quiet) continue;
+      const released = await releaseHeldAsDigest(opts.prisma, user.id);
+      if (released > 0) log.info({ userId: user.id, released }, "quiet hours over: held alerts released");
+      result.released += released;
+    }
+  }
+
+  async function deliver(
+    row: ClaimedMessage,
+    user: UserInfo | undefined,
+    result: DeliveryResult,
+  ): Promise<void> {
+    const ctx = { outboxId: row.id, userId: row.userId, attempt: row.attempts };
+    const parsed = OutboxPayload.safeParse(row.payload);
+    if (!parsed.success || user === undefined) {
+      log.error(
+        { ...ctx, issues: parsed.success ? undefined : parsed.error.issues.slice(0, 3) },
+        "outbox row cannot be sent",
+      );
+      await markFailed(opts.prisma, row.id, workerId, {
+        error: user === undefined ? "user gone" : "invalid payload",
+        permanent: true,
+      });
+      result.failed += 1;
+      return;
+    }
+    const alert = parsed.data.alert;
+    let target: AlertTarget;
+    if (row.destination === "channel" && row.channelId !== null) {
+      target = { kind: "channel", channelId: row.channelId };
+    } else {
+      // Quiet hours are personal: they hold DMs, not posts to a shared channel.
+      if (alert.kind !== "digest" && quietState(quietHoursOf(user), now()).quiet) {
+        await holdClaimed(opts.prisma, row.id, workerId);
+        result.held += 1;
+        log.debug(ctx, "alert held for quiet hours");
+        return;
+      }
+      target = { kind: "dm", userId: row.discordUserId };
+    }
+
+    let outcome: SendResult;
+    try {
+      outcome = await opts.sender.send({
+        target,
+        ownerId: row.discordUserId,
+        alert,
+        // Per row and per target: a redirected row is a different message from the DM it replaces.
+        nonce: `ob${row.id}${target.kind === "channel" ? "c" : "d"}`,
+      });
+    } catch (error) {
+      // A sender should map every failure to a result; a throw is a bug, retried rather than lost.
+      log.error({ ...ctx, err: error }, "alert sender threw");
+      outcome = { kind: "retryable", retryAfterMs: 0, reason: "sender threw" };
+    }
+
+    switch (outcome.kind) {
+      case "sent":
+        if (await markSent(opts.prisma, row.id, workerId, { discordMessageId: outcome.messageId })) {
+          result.sent += 1;
+          observeSent(row, alert);
+        }
+        if (target.kind === "dm" && user.dmClosedAt !== null) await clearDmClosed(opts.prisma, row.userId);
+        log.info({ ...ctx, kind: alert.kind, messageId: outcome.messageId }, "alert sent");
+        return;
+      case "dm_closed": {
+        await markDmClosed(opts.prisma, row.userId);
+        const fallback = await fallbackChannel(row, alert.kind, user);
+        if (fallback !== undefined) {
+          await redirectClaimed(opts.prisma, row.id, workerId, fallback, "dm closed: redirected to channel");
+          result.redirected += 1;
+          log.info({ ...ctx, channelId: fallback }, "DMs closed: alert redirected to the rule's channel");
+        } else {
+          await markFailed(opts.prisma, row.id, workerId, { error: "dm closed", permanent: true });
+          result.failed += 1;
+          log.info(ctx, "DMs closed: alert recorded as undeliverable");
+        }
+        return;
+      }
+      case "retryable": {
+        const next = await markFailed(
+          opts.prisma,
+          row.id,
+          workerId,
+          { error: outcome.reason, retryAfterMs: outcome.retryAfterMs },
+          retry,
+        );
+        if (next === "failed") {
+          result.failed += 1;
+          log.warn({ ...ctx, reason: outcome.reason }, "alert given up after too many attempts");
+        } else if (next === "retry") {
+          result.retried += 1;
+          log.warn({ ...ctx, reason: outcome.reason }, "alert send failed; will retry");
+        }
+        return;
+      }
+      case "permanent":
+        await markFailed(opts.prisma, row.id, workerId, { error: outcome.reason, permanent: true });
+        result.failed += 1;
+        log.warn({ ...ctx, reason: outcome.reason }, "alert cannot be delivered");
+        return;
+    }
+  }
+
+  /**
+   * Where a listing alert goes when DMs are closed: the rule's channel, else the user's default
+   * alert channel. Other kinds (trades, bids, the account) are private and are never posted
+   * to a shared channel.
+   */
+  async function fallbackChannel(
+    row: ClaimedMessage,
+    kind: string,
+    user: UserInfo,
+  ): Promise<string | undefined> {
+    if (kind !== "listing" || row.alertId === null) return undefined;
+    return (await ruleChannelOfAlert(opts.prisma, row.alertId)) ?? user.defaultChannelId ?? undefined;
+  }
+
+  return {
+    workerId,
+    async runOnce() {
+      const result: DeliveryResult = {
+        claimed: 0,
+        sent: 0,
+        retried: 0,
+        failed: 0,
+        held: 0,
+        redirected: 0,
+        released: 0,
+      };
+      await releaseFinishedQuietHours(result);
+      const rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
+      result.claimed = rows.length;
+      if (rows.length > 0) {
+        const users = await deliveryUsers(opts.prisma, [...new Set(rows.map((r) => r.userId))]);
+        const byId = new Map(users.map((u) => [u.id, u]));
+        // One lane per target keeps a user's alerts in order; lanes run side by side.
+        const lanes = new Map<string, ClaimedMessage[]>();
+        for (const row of rows) {
+          const key = row.destination === "channel" ? `c${row.channelId}` : `u${row.userId}`;
+          lanes.set(key, [...(lanes.get(key) ?? []), row]);
+        }
+        const queue = [...lanes.values()];
+        const runLane = async (): Promise<void> => {
+          for (let lane = queue.shift(); lane !== undefined; lane = queue.shift()) {
+            for (const row of lane) await deliver(row, byId.get(row.userId), result);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, runLane));
+      }
+      totals.runs += 1;
+      totals.lastRunAt = new Date();
+      for (const k of ["claimed", "sent", "retried", "failed", "held", "redirected", "released"] as const) {
+        totals[k] += result[k];
+      }
+      return result;
+    },
+    stats() {
+      return { ...totals };
+    },
+  };
+}

@@ -1,0 +1,353 @@
+// The alert engine: wires rules, feed, bid and trade pollers, delivery and leadership into one background service.
+import cron, { type ScheduledTask } from "node-cron";
+import type { Config } from "../config/index.ts";
+import type { Logger } from "../log.ts";
+import type { MarketClient } from "../market/client.ts";
+import type { KeyOpener } from "./accounts.ts";
+import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
+import { releaseClaims } from "../db/repos/outbox.ts";
+import {
+  createDeliveryWorker,
+  type DeliveryMetrics,
+  type DeliveryResult,
+  type DeliveryStats,
+} from "./delivery.ts";
+import { createFeedPoller, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
+import { createLeader, type Leader } from "./leader.ts";
+import { queueListingAlerts } from "./listingAlerts.ts";
+import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
+import type { RuleChange } from "./rules.ts";
+import type { AlertSender } from "./sender.ts";
+import { pollerMarkStore, type Db } from "./store.ts";
+import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
+
+export type { AlertSentEvent } from "./delivery.ts";
+
+export interface FeedCycleEvent {
+  /** False when the cycle failed (marketplace error, database error). */
+  ok: boolean;
+}
+
+/** Observes the engine (src/metrics.ts implements it; /healthz reads the feed state from it). */
+export interface AlertMetrics extends DeliveryMetrics {
+  /** On every feed tick: whether this process leads (only the leader runs the feed). */
+  feedLeadership(leading: boolean): void;
+  /** After every feed cycle this process ran. */
+  feedCycle(event: FeedCycleEvent): void;
+}
+
+export interface AlertEngineDeps {
+  config: Pick<
+    Config,
+    "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
+  >;
+  prisma: Db;
+  /** The shared database: the leader lock lives on its own connection to it. */
+  databaseUrl: string;
+  market: MarketClient;
+  sender: AlertSender;
+  openKey: KeyOpener;
+  logger: Logger;
+  /** Delivery pass interval when idle (a local write wakes it at once). */
+  deliveryIntervalMs?: number;
+  /** Outbox lease and retry tuning (tests shorten them). */
+  delivery?: { leaseMs?: number; retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number } };
+  /** Leader lock timings (tests shorten them). */
+  leader?: { checkIntervalMs?: number; leaseMs?: number; lockKey?: number };
+  /** Pollers' and quiet hours' clock (tests use the sandbox clock). */
+  now?: () => Date;
+  workerId?: string;
+  /** Feed tuning, mostly for tests and benchmarks. */
+  feed?: { maxPages?: number; minIntervalMs?: number };
+  /** Cron expression of the reminder check (default every minute). */
+  reminderCron?: string;
+  metrics?: AlertMetrics;
+}
+
+export interface AlertEngineStats {
+  leader: boolean;
+  rules: number;
+  feed: FeedStats;
+  delivery: DeliveryStats;
+  lastBidCycle: BidCycleResult | undefined;
+  lastTradeCycle: TradeCycleResult | undefined;
+}
+
+export interface AlertEngine {
+  /** Starts competing for leadership and runs delivery; pollers run while leading. */
+  start(): Promise<void>;
+  /** Stops every loop and waits for cycles in flight; releases the leader lock. */
+  stop(): Promise<void>;
+  runFeedOnce(): Promise<FeedCycleResult>;
+  runBidsOnce(): Promise<BidCycleResult>;
+  runTradesOnce(): Promise<TradeCycleResult>;
+  runRemindersOnce(): Promise<number>;
+  runDeliveryOnce(): Promise<DeliveryResult>;
+  /** Picks up rule changes made by other processes (the feed does this before each cycle). */
+  syncRulesOnce(): Promise<void>;
+  /** For the watch commands: keeps this process's index in step with its own writes at once. */
+  onRuleChange(change: RuleChange): void;
+  stats(): AlertEngineStats;
+  readonly ruleIndex: RuleIndex;
+}
+
+interface Loop {
+  start(): void;
+  stop(): Promise<void>;
+  /** Runs the next pass as soon as the current one (if any) ends. */
+  kick(): void;
+}
+
+/**
+ * Runs calls of `fn` one after another. A poller's cycle reads state (the feed mark, the rule
+ * index, tracked rows) that a second cycle running beside it could move backwards; the loops
+ * never overlap, but tests and tools call run*Once() while the loops run.
+ */
+function serialQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = last.then(fn, fn);
+    last = run.catch(() => undefined);
+    return run;
+  };
+}
+
+function serial<T>(fn: () => Promise<T>): () => Promise<T> {
+  const queue = serialQueue();
+  return () => queue(fn);
+}
+
+/** A self-rescheduling timer: one pass at a time, delay chosen after each pass. */
+function createLoop(name: string, log: Logger, pass: () => Promise<void>, delayMs: () => number): Loop {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let active = false;
+  let kicked = false;
+
+  const schedule = (ms: number) => {
+    if (!active) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, Math.max(0, ms));
+  };
+  function run(): void {
+    timer = undefined;
+    if (!active || running) return;
+    kicked = false;
+    running = pass()
+      .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
+      .finally(() => {
+        running = undefined;
+        schedule(kicked ? 0 : delayMs());
+      });
+  }
+  return {
+    start() {
+      if (active) return;
+      active = true;
+      schedule(0);
+    },
+    async stop() {
+      active = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+    kick() {
+      if (running) kicked = true;
+      else schedule(0);
+    },
+  };
+}
+
+export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
+  const log = deps.logger.child({ module: "alerts" });
+  const now = deps.now ?? (() => new Date());
+  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger });
+  let rulesLoaded = false;
+  let lastBidCycle: BidCycleResult | undefined;
+  let lastTradeCycle: TradeCycleResult | undefined;
+
+  const delivery = createDeliveryWorker({
+    prisma: deps.prisma,
+    sender: deps.sender,
+    logger: deps.logger,
+    now,
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...(deps.workerId === undefined ? {} : { workerId: deps.workerId }),
+    ...(deps.delivery?.leaseMs === undefined ? {} : { leaseMs: deps.delivery.leaseMs }),
+    ...(deps.delivery?.retry === undefined ? {} : { retry: deps.delivery.retry }),
+  });
+  const deliveryLoop = createLoop(
+    "delivery",
+    log,
+    async () => {
+      await delivery.runOnce();
+    },
+    () => deps.deliveryIntervalMs ?? 1_000,
+  );
+
+  const feed = createFeedPoller({
+    market: deps.market,
+    apiKey: deps.config.MARKET_API_KEY,
+    logger: deps.logger,
+    marks: pollerMarkStore(deps.prisma, "feed"),
+    intervalMs: deps.config.POLL_INTERVAL_MS,
+    ...(deps.feed?.maxPages === undefined ? {} : { maxPages: deps.feed.maxPages }),
+    ...(deps.feed?.minIntervalMs === undefined ? {} : { minIntervalMs: deps.feed.minIntervalMs }),
+    handle: async (listings) => {
+      const result = await queueListingAlerts(
+        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index },
+        listings,
+      );
+      if (result.queued > 0) deliveryLoop.kick();
+    },
+  });
+  const accountDeps = {
+    prisma: deps.prisma,
+    market: deps.market,
+    openKey: deps.openKey,
+    logger: deps.logger,
+    now,
+  };
+  const bids = createBidPoller(accountDeps);
+  const trades = createTradePoller(accountDeps);
+
+  async function ensureRules(): Promise<void> {
+    if (!rulesLoaded) {
+      await ruleIndex.loadAll();
+      rulesLoaded = true;
+    } else {
+      await ruleIndex.syncChanges();
+    }
+  }
+
+  // Rule syncs share the feed's queue: both read and move the index's change marker.
+  const feedQueue = serialQueue();
+  const runFeedOnce = () =>
+    feedQueue(async (): Promise<FeedCycleResult> => {
+      await ensureRules();
+      return feed.runOnce();
+    });
+  const serialRules = () => feedQueue(ensureRules);
+  const runBidsOnce = serial(async () => {
+    lastBidCycle = await bids.runOnce();
+    if (lastBidCycle.outbid + lastBidCycle.ended > 0) deliveryLoop.kick();
+    return lastBidCycle;
+  });
+  const runTradesOnce = serial(async () => {
+    lastTradeCycle = await trades.runOnce();
+    if (lastTradeCycle.alerts + lastTradeCycle.revoked > 0) deliveryLoop.kick();
+    return lastTradeCycle;
+  });
+  const runRemindersOnce = serial(() => trades.runRemindersOnce());
+
+  let leader: Leader | undefined;
+  const leading = () => leader?.isLeader() === true;
+  /** Leader-only loops idle (cheaply) on followers instead of being started and stopped. */
+  const whileLeading = (fn: () => Promise<unknown>) => async () => {
+    if (leading()) await fn();
+  };
+  const observe = (fn: (m: AlertMetrics) => void) => {
+    if (deps.metrics === undefined) return;
+    try {
+      fn(deps.metrics);
+    } catch (err) {
+      log.warn({ err }, "alert metrics hook threw");
+    }
+  };
+  /** Reports leadership on every tick, so /healthz and the metrics follow it moving between replicas. */
+  const feedPass = async () => {
+    const lead = leading();
+    observe((m) => m.feedLeadership(lead));
+    if (!lead) return;
+    let ok = false;
+    try {
+      ok = (await runFeedOnce()).outcome !== "failed";
+    } finally {
+      observe((m) => m.feedCycle({ ok }));
+    }
+  };
+  const feedLoop = createLoop("feed", log, feedPass, () =>
+    leading() ? feed.nextDelayMs() : deps.config.POLL_INTERVAL_MS,
+  );
+  const bidLoop = createLoop("bids", log, whileLeading(runBidsOnce), () => deps.config.BID_POLL_INTERVAL_MS);
+  const tradeLoop = createLoop(
+    "trades",
+    log,
+    whileLeading(runTradesOnce),
+    () => deps.config.TRADE_POLL_INTERVAL_MS,
+  );
+  let reminderTask: ScheduledTask | undefined;
+
+  return {
+    ruleIndex,
+    async start() {
+      leader = createLeader({
+        url: deps.databaseUrl,
+        logger: deps.logger,
+        ...deps.leader,
+        onElected: () => {
+          // Another process may have changed rules while we followed: start from a full load.
+          rulesLoaded = false;
+          feedLoop.kick();
+          bidLoop.kick();
+          tradeLoop.kick();
+        },
+      });
+      leader.start();
+      deliveryLoop.start();
+      feedLoop.start();
+      bidLoop.start();
+      tradeLoop.start();
+      reminderTask = cron.schedule(
+        deps.reminderCron ?? "* * * * *",
+        async () => {
+          if (!leading()) return;
+          const sent = await runRemindersOnce().catch((err: unknown) => {
+            log.error({ err }, "reminder pass failed");
+            return 0;
+          });
+          if (sent > 0) deliveryLoop.kick();
+        },
+        { name: "trade-reminders", noOverlap: true },
+      );
+      log.info({ workerId: delivery.workerId }, "alert engine started");
+    },
+    async stop() {
+      await reminderTask?.destroy();
+      reminderTask = undefined;
+      await Promise.all([feedLoop.stop(), bidLoop.stop(), tradeLoop.stop(), deliveryLoop.stop()]);
+      // A pass that failed half-way may leave claims behind: hand them back now rather than
+      // after their lease, so another replica (or the next start) sends them at once.
+      const released = await releaseClaims(deps.prisma, delivery.workerId).catch((err: unknown) => {
+        log.warn({ err }, "handing back outbox claims failed; they return when their lease expires");
+        return 0;
+      });
+      if (released > 0) log.info({ released }, "unsent outbox claims handed back");
+      await leader?.stop();
+      leader = undefined;
+      log.info("alert engine stopped");
+    },
+    runFeedOnce,
+    runBidsOnce,
+    runTradesOnce,
+    runRemindersOnce,
+    runDeliveryOnce: () => delivery.runOnce(),
+    async syncRulesOnce() {
+      await serialRules();
+    },
+    onRuleChange(change) {
+      if (rulesLoaded) ruleIndex.apply(change);
+    },
+    stats() {
+      return {
+        leader: leading(),
+        rules: ruleIndex.size,
+        feed: feed.stats(),
+        delivery: delivery.stats(),
+        lastBidCycle,
+        lastTradeCycle,
+      };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// Turns new feed listings into queued alerts: index match, then a re-check against the stored rule and its owner's settings.
+import type { Logger } from "../log.ts";
+import type { Listing } from "../market/schemas.ts";
+import { dedupeKey, listingAlertOf } from "./content.ts";
+import type { MatcherIndex } from "./matcher.ts";
+import { matchesListing } from "./ruleFilters.ts";
+import { parseStoredFilters } from "./rules.ts";
+import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
+
+export interface ListingAlertDeps {
+  prisma: Db;
+  logger: Logger;
+  index: MatcherIndex;
+}
+
+export interface ListingAlertResult {
+  /** Rule hits the index reported. */
+  matched: number;
+  /** Alerts newly queued (a re-read after a crash queues none). */
+  queued: number;
+}
+
+/**
+ * The index can be a moment behind the database (a rule paused in another process), so every
+ * hit is confirmed against the stored rule and its owner before an alert is queued: enabled,
+ * still matching, account not revoked, listing alerts switched on.
+ */
+export async function queueListingAlerts(
+  deps: ListingAlertDeps,
+  listings: readonly Listing[],
+): Promise<ListingAlertResult> {
+  const hits: Array<{ listing: Listing; ruleId: number }> = [];
+  for (const listing of listings) {
+    for (const ref of deps.index.match(listing)) hits.push({ listing, ruleId: Number(ref.id) });
+  }
+  if (hits.length === 0) return { matched: 0, queued: 0 };
+
+  const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
+  const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
+  const byId = new Map(rules.map((r) => [r.id, r]));
+
+  const alerts: NewAlert[] = [];
+  for (const { listing, ruleId } of hits) {
+    const rule = byId.get(ruleId);
+    // Listing alerts need no key, so unlinked users keep them; a revoked key pauses every alert
+    // until the user re-links or unlinks (they were told once, see accounts.ts).
+    if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
+    const filters = parseStoredFilters(rule, deps.logger);
+    if (filters === undefined || !matchesListing(filters, listing)) continue;
+    alerts.push({
+      userId: rule.userId,
+      ruleId: rule.id,
+      kind: "listing",
+      subjectId: listing.id,
+      version: String(listing.price),
+      dedupeKey: dedupeKey.listing(rule.id, listing.id),
+      destination: rule.destination,
+      channelId: rule.channelId,
+      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }),
+    });
+  }
+  const written = await writeAlerts(deps.prisma, alerts);
+  if (written.length > 0) {
+    deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
+  }
+  return { matched: hits.length, queued: written.length };
+}

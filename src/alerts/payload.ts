@@ -1,0 +1,146 @@
+// What an outbox row carries: the facts of one alert as plain data (zod), rendered to Discord at send time.
+import { z } from "zod";
+
+/**
+ * Payloads are data, not Discord messages: the Discord side (src/discord/render/alerts.ts)
+ * turns them into embeds and buttons when the row is sent, so buttons get fresh custom ids
+ * from the codec and a rendering fix reaches alerts already queued. See ADR 004.
+ */
+export const PAYLOAD_VERSION = 1;
+
+const Id = z.string().regex(/^\d+$/);
+const Cents = z.number().int().min(0);
+/** ISO 8601 instant; kept as text so the payload survives JSON unchanged. */
+const Instant = z.iso.datetime({ offset: true });
+
+export const AppliedExtra = z.object({
+  name: z.string(),
+  slot: z.number().int().optional(),
+  wear: z.number().optional(),
+});
+export type AppliedExtra = z.infer<typeof AppliedExtra>;
+
+export const ListingAlert = z.object({
+  kind: z.literal("listing"),
+  ruleId: z.string().min(1),
+  ruleName: z.string(),
+  /** describeFilters() of the rule when it matched, so the user sees why. */
+  ruleSummary: z.string(),
+  listingId: Id,
+  listingType: z.enum(["buy_now", "auction"]),
+  itemName: z.string(),
+  priceCents: Cents,
+  floatValue: z.number().min(0).max(1).optional(),
+  paintSeed: z.number().int().optional(),
+  paintIndex: z.number().int().optional(),
+  stickers: z.array(AppliedExtra).default([]),
+  keychains: z.array(AppliedExtra).default([]),
+  referenceCents: Cents.optional(),
+  /** Percent below the reference (negative: above it). */
+  discountPercent: z.number().optional(),
+  iconUrl: z.string().optional(),
+  sellerName: z.string().optional(),
+  auction: z
+    .object({
+      topBidCents: Cents.optional(),
+      minNextBidCents: Cents.optional(),
+      expiresAt: Instant.optional(),
+    })
+    .optional(),
+  listedAt: Instant.optional(),
+});
+export type ListingAlert = z.infer<typeof ListingAlert>;
+
+export const OutbidAlert = z.object({
+  kind: z.literal("outbid"),
+  listingId: Id,
+  itemName: z.string(),
+  yourMaxCents: Cents,
+  topBidCents: Cents,
+  minNextBidCents: Cents.optional(),
+  expiresAt: Instant.optional(),
+});
+export type OutbidAlert = z.infer<typeof OutbidAlert>;
+
+export const AuctionEndedAlert = z.object({
+  kind: z.literal("auction_ended"),
+  outcome: z.enum(["won", "lost"]),
+  listingId: Id,
+  itemName: z.string(),
+  yourMaxCents: Cents,
+  finalPriceCents: Cents.optional(),
+});
+export type AuctionEndedAlert = z.infer<typeof AuctionEndedAlert>;
+
+export const TradeAlert = z.object({
+  kind: z.literal("trade"),
+  tradeId: Id,
+  role: z.enum(["buyer", "seller"]),
+  /** queued, pending, verified, failed, cancelled (kept open for new states). */
+  state: z.string(),
+  previousState: z.string().optional(),
+  itemName: z.string().optional(),
+  priceCents: Cents.optional(),
+  /** When the user must act by (accept, or send the transfer offer). */
+  deadline: Instant.optional(),
+  /** Set on reminders: minutes left when the reminder was due. */
+  reminderMinutes: z.number().int().positive().optional(),
+});
+export type TradeAlert = z.infer<typeof TradeAlert>;
+
+export const BuyOrderFillAlert = z.object({
+  kind: z.literal("buy_order_fill"),
+  orderId: Id,
+  itemName: z.string(),
+  priceCents: Cents,
+  boughtCount: z.number().int().min(0),
+  newlyBought: z.number().int().positive(),
+  quantity: z.number().int().min(0),
+});
+export type BuyOrderFillAlert = z.infer<typeof BuyOrderFillAlert>;
+
+export const KeyRevokedAlert = z.object({ kind: z.literal("key_revoked") });
+export type KeyRevokedAlert = z.infer<typeof KeyRevokedAlert>;
+
+/** One alert; every kind the pollers write. */
+export const SingleAlert = z.discriminatedUnion("kind", [
+  ListingAlert,
+  OutbidAlert,
+  AuctionEndedAlert,
+  TradeAlert,
+  BuyOrderFillAlert,
+  KeyRevokedAlert,
+]);
+export type SingleAlert = z.infer<typeof SingleAlert>;
+
+/** The one message sent when quiet hours end, standing for the alerts held during them. */
+export const DigestAlert = z.object({
+  kind: z.literal("digest"),
+  items: z.array(SingleAlert),
+  /** Held alerts beyond what fits in one message (counted, not listed). */
+  omitted: z.number().int().min(0).default(0),
+});
+export type DigestAlert = z.infer<typeof DigestAlert>;
+
+export const AlertContent = z.discriminatedUnion("kind", [
+  ListingAlert,
+  OutbidAlert,
+  AuctionEndedAlert,
+  TradeAlert,
+  BuyOrderFillAlert,
+  KeyRevokedAlert,
+  DigestAlert,
+]);
+export type AlertContent = z.infer<typeof AlertContent>;
+
+/** The stored shape of an outbox payload. */
+export const OutboxPayload = z.object({
+  v: z.literal(PAYLOAD_VERSION),
+  alert: AlertContent,
+});
+export type OutboxPayload = z.infer<typeof OutboxPayload>;
+
+export function toOutboxPayload(alert: AlertContent): OutboxPayload {
+  // Parse on the way in too: a bad payload should fail the poller that built it, not the sender.
+  return OutboxPayload.parse({ v: PAYLOAD_VERSION, alert });
+}

@@ -1,0 +1,105 @@
+// Keeps the in-memory matcher index equal to the enabled rules in Postgres: full load at start, cheap change polls after.
+import type { Logger } from "../log.ts";
+import { createMatcherIndex, type MatcherIndex } from "./matcher.ts";
+import { loadAllEnabledRules } from "../db/repos/rules.ts";
+import { parseStoredFilters, type RuleChange } from "./rules.ts";
+import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince, type Db } from "./store.ts";
+
+export interface RuleIndex {
+  readonly index: MatcherIndex;
+  /** Replaces the index with every enabled rule. */
+  loadAll(): Promise<number>;
+  /** Applies a change made in this process at once (the next poll would see it too). */
+  apply(change: RuleChange): void;
+  /**
+   * Picks up changes other processes made: one aggregate query when nothing changed; when
+   * something did, the rows updated since the mark plus the list of enabled ids (for deletes).
+   */
+  syncChanges(): Promise<boolean>;
+  readonly size: number;
+}
+
+/**
+ * Commits can land out of updated_at order (a transaction that stamped its row earlier may
+ * commit later), so each poll re-reads a window before the mark; applying a row twice is harmless.
+ */
+const SLACK_MS = 30_000;
+
+export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex {
+  const log = deps.logger.child({ module: "alerts.rules" });
+  let index = createMatcherIndex();
+  let ids = new Set<string>();
+  let mark: Date | undefined;
+  let knownCount = -1;
+
+  function upsert(rule: { id: number; userId: number; filters: unknown; enabled: boolean }): void {
+    const id = String(rule.id);
+    const filters = rule.enabled ? parseStoredFilters(rule, log) : undefined;
+    if (filters === undefined) {
+      index.remove(id);
+      ids.delete(id);
+      return;
+    }
+    index.add({ id, userId: String(rule.userId), filters });
+    ids.add(id);
+  }
+
+  return {
+    get index() {
+      return index;
+    },
+    get size() {
+      return index.size;
+    },
+    async loadAll() {
+      // The snapshot comes first: a change landing during the load is then seen by the next sync.
+      const before = await ruleSnapshot(deps.prisma);
+      const fresh = createMatcherIndex();
+      const freshIds = new Set<string>();
+      for await (const batch of loadAllEnabledRules(deps.prisma)) {
+        for (const row of batch) {
+          const filters = parseStoredFilters(row, log);
+          if (filters === undefined) continue;
+          fresh.add({ id: String(row.id), userId: String(row.userId), filters });
+          freshIds.add(String(row.id));
+        }
+      }
+      index = fresh;
+      ids = freshIds;
+      mark = before.max;
+      knownCount = before.count;
+      log.info({ rules: fresh.size }, "watch rules loaded");
+      return fresh.size;
+    },
+    apply(change) {
+      if (change.type === "remove") {
+        index.remove(String(change.ruleId));
+        ids.delete(String(change.ruleId));
+      } else {
+        upsert(change.rule);
+      }
+    },
+    async syncChanges() {
+      const now = await ruleSnapshot(deps.prisma);
+      const changed = now.count !== knownCount || (now.max?.getTime() ?? 0) > (mark?.getTime() ?? 0);
+      if (!changed) return false;
+      const since = new Date((mark?.getTime() ?? 0) - SLACK_MS);
+      const [rows, enabled] = await Promise.all([
+        rulesUpdatedSince(deps.prisma, since),
+        enabledRuleIds(deps.prisma),
+      ]);
+      for (const row of rows) upsert(row);
+      const alive = new Set(enabled.map(String));
+      for (const id of [...ids]) {
+        if (!alive.has(id)) {
+          index.remove(id);
+          ids.delete(id);
+        }
+      }
+      mark = now.max;
+      knownCount = now.count;
+      log.debug({ updated: rows.length, rules: index.size }, "watch rules synced");
+      return true;
+    },
+  };
+}

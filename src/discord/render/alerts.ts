@@ -1,0 +1,284 @@
+// Alert messages as Discord sees them: one embed per alert kind, with buttons whose custom ids belong to the alert's user.
+import {
+  ButtonStyle,
+  ComponentType,
+  type APIActionRowComponent,
+  type APIButtonComponentWithCustomId,
+  type APIComponentInMessageActionRow,
+  type APIEmbed,
+} from "discord.js";
+import type {
+  AlertContent,
+  AuctionEndedAlert,
+  BuyOrderFillAlert,
+  DigestAlert,
+  ListingAlert,
+  OutbidAlert,
+  SingleAlert,
+  TradeAlert,
+} from "../../alerts/payload.ts";
+import { safeUserText } from "../../input/parse.ts";
+import { ACTIONS } from "../actions.ts";
+import { encodeCustomId } from "../customId.ts";
+import { embed } from "./embeds.ts";
+import { money, relativeTime, truncate } from "./format.ts";
+
+/**
+ * Custom-id actions of alert buttons. Buttons on delivered DMs live for ever, so these names
+ * never change: Buy starts /buy's confirmation (commands/buy.ts), Bid and Raise bid open
+ * /bid's ceiling form (commands/bid.ts), Accept and Cancel run /trades' flows
+ * (commands/trades.ts); View is commands/alerts.ts's own.
+ */
+export const ALERT_ACTIONS = {
+  buy: ACTIONS.buyStart,
+  bid: ACTIONS.bidOpen,
+  accept: ACTIONS.tradeAccept,
+  cancel: ACTIONS.tradeCancel,
+  view: "alert.view",
+} as const;
+
+export interface RenderedAlert {
+  content?: string;
+  embeds: APIEmbed[];
+  components: APIActionRowComponent<APIComponentInMessageActionRow>[];
+}
+
+const name = (text: string) => safeUserText(text, 120);
+
+function button(
+  label: string,
+  style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
+  action: string,
+  subject: string,
+  owner: string,
+): APIButtonComponentWithCustomId {
+  return { type: ComponentType.Button, style, label, custom_id: encodeCustomId({ action, subject, owner }) };
+}
+
+function row(
+  buttons: APIButtonComponentWithCustomId[],
+): APIActionRowComponent<APIComponentInMessageActionRow>[] {
+  return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons }];
+}
+
+function listingEmbed(a: ListingAlert): APIEmbed {
+  const fields: { name: string; value: string; inline?: boolean }[] = [
+    {
+      name: a.listingType === "auction" ? "Current price" : "Price",
+      value: money(a.priceCents),
+      inline: true,
+    },
+  ];
+  if (a.referenceCents !== undefined) {
+    const d = a.discountPercent;
+    const vs = d === undefined ? "" : d >= 0 ? ` (${d.toFixed(1)}% below)` : ` (${(-d).toFixed(1)}% above)`;
+    fields.push({ name: "Reference", value: `${money(a.referenceCents)}${vs}`, inline: true });
+  }
+  if (a.floatValue !== undefined)
+    fields.push({ name: "Float", value: a.floatValue.toFixed(6), inline: true });
+  if (a.paintSeed !== undefined) fields.push({ name: "Seed", value: String(a.paintSeed), inline: true });
+  if (a.stickers.length > 0) {
+    fields.push({
+      name: "Stickers",
+      value: truncate(
+        a.stickers
+          .map((s) => (s.slot === undefined ? name(s.name) : `${name(s.name)} (slot ${s.slot})`))
+          .join("\n"),
+        1000,
+      ),
+    });
+  }
+  if (a.keychains.length > 0)
+    fields.push({ name: "Keychains", value: a.keychains.map((k) => name(k.name)).join("\n") });
+  if (a.auction !== undefined) {
+    const parts = [];
+    if (a.auction.topBidCents !== undefined) parts.push(`top bid ${money(a.auction.topBidCents)}`);
+    if (a.auction.minNextBidCents !== undefined)
+      parts.push(`next bid from ${money(a.auction.minNextBidCents)}`);
+    if (a.auction.expiresAt !== undefined) parts.push(`ends ${relativeTime(new Date(a.auction.expiresAt))}`);
+    if (parts.length > 0) fields.push({ name: "Auction", value: parts.join(" · ") });
+  }
+  fields.push({
+    name: `Rule: ${truncate(a.ruleName, 200)}`,
+    value: a.ruleSummary === "" ? "—" : a.ruleSummary,
+  });
+  return embed({
+    tone: "deal",
+    title: truncate(`${a.listingType === "auction" ? "New auction" : "New listing"}: ${a.itemName}`, 256),
+    fields,
+    ...(a.iconUrl !== undefined && /^https:\/\//.test(a.iconUrl) ? { thumbnailUrl: a.iconUrl } : {}),
+    footer: `Listing ${a.listingId}${a.sellerName === undefined ? "" : ` · seller ${truncate(a.sellerName, 60)}`}`,
+    ...(a.listedAt === undefined ? {} : { timestamp: new Date(a.listedAt) }),
+  });
+}
+
+function outbidEmbed(a: OutbidAlert): APIEmbed {
+  const fields = [
+    { name: "Top bid now", value: money(a.topBidCents), inline: true },
+    { name: "Your ceiling", value: money(a.yourMaxCents), inline: true },
+  ];
+  if (a.minNextBidCents !== undefined)
+    fields.push({ name: "Next bid from", value: money(a.minNextBidCents), inline: true });
+  if (a.expiresAt !== undefined)
+    fields.push({ name: "Time left", value: `ends ${relativeTime(new Date(a.expiresAt))}`, inline: true });
+  return embed({
+    tone: "warning",
+    title: truncate(`Outbid: ${a.itemName}`, 256),
+    fields,
+    footer: `Listing ${a.listingId}`,
+  });
+}
+
+function auctionEndedEmbed(a: AuctionEndedAlert): APIEmbed {
+  const won = a.outcome === "won";
+  return embed({
+    tone: won ? "success" : "neutral",
+    title: truncate(`${won ? "You won" : "Auction lost"}: ${a.itemName}`, 256),
+    description: won
+      ? `The auction ended with your bid on top${a.finalPriceCents === undefined ? "" : ` at ${money(a.finalPriceCents)}`}. A trade follows; watch for it here.`
+      : `The auction ended${a.finalPriceCents === undefined ? " without your bid on top" : ` at ${money(a.finalPriceCents)}, above your ceiling of ${money(a.yourMaxCents)}`}.`,
+    footer: `Listing ${a.listingId}`,
+  });
+}
+
+const TRADE_STATE_TEXT: Record<string, string> = {
+  queued: "waiting to be accepted",
+  pending: "accepted: waiting for the item transfer",
+  verified: "complete",
+  failed: "failed",
+  cancelled: "cancelled",
+};
+
+function tradeEmbed(a: TradeAlert): APIEmbed {
+  const item = a.itemName === undefined ? `Trade ${a.tradeId}` : a.itemName;
+  const stateText = TRADE_STATE_TEXT[a.state] ?? a.state;
+  let title: string;
+  let description: string;
+  if (a.reminderMinutes !== undefined) {
+    title = `Reminder: ${item}`;
+    description =
+      a.state === "queued"
+        ? "This sale still waits for you to accept it."
+        : "Send the item transfer offer before the deadline, or the trade is cancelled and counted against you.";
+  } else if (a.role === "seller" && a.state === "queued") {
+    title = `Sold: ${item}`;
+    description = "A buyer bought your item. Accept the trade, then send the transfer offer on the platform.";
+  } else if (a.role === "seller" && a.state === "pending") {
+    title = `Send the item: ${item}`;
+    description = "The trade is accepted. Send the transfer offer on the platform before the deadline.";
+  } else {
+    title = `Trade ${stateText}: ${item}`;
+    description =
+      a.previousState === undefined
+        ? `Your trade is ${stateText}.`
+        : `Your trade went from ${TRADE_STATE_TEXT[a.previousState] ?? a.previousState} to ${stateText}.`;
+  }
+  const fields: { name: string; value: string; inline?: boolean }[] = [
+    { name: "You are", value: a.role, inline: true },
+  ];
+  if (a.priceCents !== undefined) fields.push({ name: "Price", value: money(a.priceCents), inline: true });
+  if (a.deadline !== undefined)
+    fields.push({ name: "Deadline", value: relativeTime(new Date(a.deadline)), inline: true });
+  return embed({
+    tone:
+      a.state === "failed" || a.state === "cancelled"
+        ? "error"
+        : a.reminderMinutes !== undefined
+          ? "warning"
+          : "trade",
+    title: truncate(title, 256),
+    description,
+    fields,
+    footer: `Trade ${a.tradeId}`,
+  });
+}
+
+function buyOrderEmbed(a: BuyOrderFillAlert): APIEmbed {
+  return embed({
+    tone: "success",
+    title: truncate(`Buy order filled: ${a.itemName}`, 256),
+    description: `${a.newlyBought} bought at up to ${money(a.priceCents)} each (${a.boughtCount} of ${a.quantity} so far). The seller${a.newlyBought > 1 ? "s" : ""} now send${a.newlyBought > 1 ? "" : "s"} the item.`,
+    footer: `Buy order ${a.orderId}`,
+  });
+}
+
+const KEY_REVOKED_TEXT =
+  "The marketplace refused your API key, so the bot stopped checking your trades, bids and buy orders. " +
+  "Create a new key on the marketplace and link it again with /account link.";
+
+/** One line per alert: the digest's lines, and /alerts recent. */
+export function alertLine(a: SingleAlert): string {
+  switch (a.kind) {
+    case "listing":
+      return `💸 ${name(a.itemName)}: ${money(a.priceCents)}${a.discountPercent === undefined ? "" : ` (${a.discountPercent.toFixed(1)}% below ref)`} — rule ${name(a.ruleName)} · listing ${a.listingId}`;
+    case "outbid":
+      return `⚠️ Outbid on ${name(a.itemName)}: top bid ${money(a.topBidCents)} (your ceiling ${money(a.yourMaxCents)}) · listing ${a.listingId}`;
+    case "auction_ended":
+      return `${a.outcome === "won" ? "✅ Won" : "• Lost"} ${name(a.itemName)} · listing ${a.listingId}`;
+    case "trade":
+      return `🤝 Trade ${a.tradeId}${a.itemName === undefined ? "" : ` (${name(a.itemName)})`}: ${TRADE_STATE_TEXT[a.state] ?? a.state}${a.deadline === undefined ? "" : `, deadline ${relativeTime(new Date(a.deadline))}`}`;
+    case "buy_order_fill":
+      return `✅ Buy order ${name(a.itemName)}: ${a.boughtCount} of ${a.quantity} bought`;
+    case "key_revoked":
+      return "❌ Your API key was refused; link a new one with /account link.";
+  }
+}
+
+function digestEmbed(a: DigestAlert): APIEmbed {
+  const total = a.items.length + a.omitted;
+  const lines = a.items.map(alertLine);
+  if (a.omitted > 0) lines.push(`…and ${a.omitted} more.`);
+  return embed({
+    tone: "info",
+    title: `While you were away: ${total} alert${total === 1 ? "" : "s"}`,
+    description: truncate(lines.join("\n"), 4000),
+    footer: "Held during your quiet hours. Listings may have sold since.",
+  });
+}
+
+/** The Discord message for an alert; buttons are for `ownerId` alone. */
+export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert {
+  switch (alert.kind) {
+    case "listing": {
+      const buttons = [
+        alert.listingType === "auction"
+          ? button("Bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId)
+          : button("Buy", ButtonStyle.Success, ALERT_ACTIONS.buy, alert.listingId, ownerId),
+        button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
+      ];
+      return { embeds: [listingEmbed(alert)], components: row(buttons) };
+    }
+    case "outbid":
+      return {
+        embeds: [outbidEmbed(alert)],
+        components: row([
+          button("Raise bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId),
+          button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
+        ]),
+      };
+    case "auction_ended":
+      return { embeds: [auctionEndedEmbed(alert)], components: [] };
+    case "trade": {
+      // Accepting is the seller's move on a queued trade; cancelling is open to both while open.
+      const buttons = [];
+      if (alert.role === "seller" && alert.state === "queued") {
+        buttons.push(button("Accept", ButtonStyle.Success, ALERT_ACTIONS.accept, alert.tradeId, ownerId));
+      }
+      if (alert.state === "queued" || alert.state === "pending") {
+        buttons.push(
+          button("Cancel trade", ButtonStyle.Danger, ALERT_ACTIONS.cancel, alert.tradeId, ownerId),
+        );
+      }
+      return { embeds: [tradeEmbed(alert)], components: row(buttons) };
+    }
+    case "buy_order_fill":
+      return { embeds: [buyOrderEmbed(alert)], components: [] };
+    case "key_revoked":
+      return {
+        embeds: [embed({ tone: "error", title: "Your API key was refused", description: KEY_REVOKED_TEXT })],
+        components: [],
+      };
+    case "digest":
+      return { embeds: [digestEmbed(alert)], components: [] };
+  }
+}
