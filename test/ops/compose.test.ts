@@ -1,0 +1,162 @@
+// docker-compose.yml against a subset of the Compose schema and against the rest of the repository
+// (.env.example, the Dockerfile, the shutdown watchdog): Docker cannot run here, so this is its check.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SHUTDOWN_TIMEOUT_MS } from "../../src/shutdown.ts";
+import { REPO_ROOT } from "./support.ts";
+
+const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), "utf8");
+
+const Duration = z.string().regex(/^(\d+(\.\d+)?(ms|s|m|h))+$/, "a Compose duration such as 5s or 1m30s");
+const Healthcheck = z
+  .object({
+    test: z.union([z.string().min(1), z.array(z.string()).min(2)]),
+    interval: Duration.optional(),
+    timeout: Duration.optional(),
+    retries: z.number().int().positive().optional(),
+    start_period: Duration.optional(),
+  })
+  .strict();
+const Service = z
+  .object({
+    image: z.string().min(1).optional(),
+    build: z
+      .union([
+        z.string().min(1),
+        z.object({ context: z.string().min(1), dockerfile: z.string().optional() }).strict(),
+      ])
+      .optional(),
+    restart: z.enum(["no", "always", "on-failure", "unless-stopped"]).optional(),
+    environment: z
+      .union([
+        z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+        z.array(z.string()),
+      ])
+      .optional(),
+    env_file: z.union([z.string(), z.array(z.string())]).optional(),
+    volumes: z.array(z.string()).optional(),
+    ports: z.array(z.string()).optional(),
+    healthcheck: Healthcheck.optional(),
+    depends_on: z
+      .union([
+        z.array(z.string()),
+        z.record(
+          z.string(),
+          z
+            .object({
+              condition: z.enum(["service_started", "service_healthy", "service_completed_successfully"]),
+            })
+            .strict(),
+        ),
+      ])
+      .optional(),
+    stop_grace_period: Duration.optional(),
+  })
+  .strict()
+  .refine((s) => s.image !== undefined || s.build !== undefined, "a service needs an image or a build");
+const Compose = z
+  .object({
+    services: z.record(z.string(), Service),
+    volumes: z.record(z.string(), z.union([z.null(), z.object({}).passthrough()])).optional(),
+  })
+  .strict();
+type Service = z.infer<typeof Service>;
+
+const composeText = read("docker-compose.yml");
+const compose = Compose.parse(parseYaml(composeText));
+const services = compose.services;
+
+function environmentOf(service: Service): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(env.map((e) => [e.split("=")[0] ?? e, e.split("=").slice(1).join("=")]));
+  }
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? "" : String(v)]));
+}
+
+function dependsOn(service: Service): Record<string, string> {
+  const deps = service.depends_on ?? {};
+  if (Array.isArray(deps)) return Object.fromEntries(deps.map((d) => [d, "service_started"]));
+  return Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, v.condition]));
+}
+
+function seconds(duration: string): number {
+  const units: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+  return [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)].reduce(
+    (sum, [, n, unit]) => sum + Number(n) * (units[unit as string] ?? 0),
+    0,
+  );
+}
+
+const envExampleKeys = new Set(
+  read(".env.example")
+    .split("\n")
+    .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []),
+);
+
+describe("docker-compose.yml", () => {
+  it("GIVEN the file WHEN parsed THEN it matches the Compose subset and every service has an image or a build", () => {
+    expect(Object.keys(services).sort()).toEqual(["bot", "db"]);
+    expect(services.db?.image).toMatch(/^postgres:\d+/);
+    expect(services.bot?.build).toBeDefined();
+  });
+
+  it("GIVEN services that depend on others WHEN started THEN they wait for a healthy dependency, which has a healthcheck", () => {
+    expect(services.db?.healthcheck).toBeDefined();
+    for (const [name, service] of Object.entries(services)) {
+      for (const [dependency, condition] of Object.entries(dependsOn(service))) {
+        expect(services[dependency], `${name} depends on unknown service ${dependency}`).toBeDefined();
+        expect(condition, `${name} -> ${dependency}`).toBe("service_healthy");
+        expect(services[dependency]?.healthcheck, `${dependency} has no healthcheck`).toBeDefined();
+      }
+    }
+    expect(dependsOn(services.bot as Service)).toEqual({ db: "service_healthy" });
+  });
+
+  it("GIVEN named volumes WHEN mounted THEN each is declared at the top level and each declared one is used", () => {
+    const used = Object.values(services).flatMap((s) =>
+      (s.volumes ?? []).flatMap((v) => {
+        const source = v.split(":")[0] ?? "";
+        return source.startsWith(".") || source.startsWith("/") || source.startsWith("~") ? [] : [source];
+      }),
+    );
+    const declared = Object.keys(compose.volumes ?? {});
+    expect(new Set(used)).toEqual(new Set(declared));
+  });
+
+  it("GIVEN variables interpolated in the file WHEN an operator fills .env THEN each is documented in .env.example", () => {
+    const referenced = [
+      ...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)|\$([A-Za-z_][A-Za-z0-9_]*)/g),
+    ].map((m) => m[1] ?? m[2]);
+    expect(referenced.length).toBeGreaterThan(0);
+    for (const name of referenced) expect(envExampleKeys, `${name} is not in .env.example`).toContain(name);
+    expect(services.bot?.env_file).toBe(".env");
+  });
+
+  it("GIVEN the bot service WHEN it runs THEN its port, data volume and database URL agree with the Dockerfile and the db service", () => {
+    const bot = services.bot as Service;
+    const env = environmentOf(bot);
+    expect(env.HTTP_HOST, "inside a container the endpoint must listen beyond loopback").toBe("0.0.0.0");
+    const containerPorts = (bot.ports ?? []).map((p) => p.split(":").at(-1));
+    expect(containerPorts).toContain(env.HTTP_PORT);
+
+    const dataDir = /^\s*DATA_DIR=(\S+)/m.exec(read("Dockerfile"))?.[1];
+    expect(dataDir).toBeDefined();
+    expect((bot.volumes ?? []).map((v) => v.split(":")[1])).toContain(dataDir);
+
+    const dbEnv = environmentOf(services.db as Service);
+    const url = new URL(env.DATABASE_URL?.replace(/\$\{[^}]+\}/g, "secret") ?? "");
+    expect(url.hostname).toBe("db");
+    expect(url.username).toBe(dbEnv.POSTGRES_USER);
+    expect(url.pathname).toBe(`/${dbEnv.POSTGRES_DB}`);
+  });
+
+  it("GIVEN docker stop WHEN the bot shuts down THEN the grace period outlasts its own shutdown watchdog", () => {
+    const grace = services.bot?.stop_grace_period;
+    expect(grace).toBeDefined();
+    expect(seconds(grace ?? "0s")).toBeGreaterThan(SHUTDOWN_TIMEOUT_MS / 1000);
+  });
+});
