@@ -46,12 +46,12 @@ async function main(): Promise<void> {
   try {
     if (config.playground) {
       // Imported only here: with a token, nothing of the playground is loaded or started.
-      const { startPlayground, playgroundBanner } = await import("./playground/index.ts");
+      const { startPlayground, announcePlayground } = await import("./playground/index.ts");
       const playground = startPlayground({ config, logger });
       starting = playground;
       const started = await playground;
       running = started;
-      process.stdout.write(playgroundBanner(started));
+      announcePlayground(started, logger);
       return;
     }
     const app = createApp(config, { logger });

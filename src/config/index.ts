@@ -124,6 +124,21 @@ export function readDotenv(cwd: string = process.cwd()): Record<string, string> 
   return parseDotenv(readFileSync(file));
 }
 
+/**
+ * Defaults that differ in the playground (no DISCORD_TOKEN): alerts arrive within a second or
+ * two of a listing made in the control panel, not after production's gentler pace.
+ */
+export const PLAYGROUND_DEFAULTS = {
+  POLL_INTERVAL_MS: 1000,
+  BID_POLL_INTERVAL_MS: 3000,
+  TRADE_POLL_INTERVAL_MS: 5000,
+} as const satisfies Partial<Env>;
+
+/** The entries of `defaults` whose variable was not given: an explicit setting always wins. */
+function unsetOf<T extends Partial<Env>>(defaults: T, given: Record<string, unknown>): Partial<T> {
+  return Object.fromEntries(Object.entries(defaults).filter(([k]) => given[k] === undefined)) as Partial<T>;
+}
+
 export function loadConfig(
   env: Record<string, string | undefined> = { ...readDotenv(), ...process.env },
   cwd: string = process.cwd(),
@@ -138,9 +153,11 @@ export function loadConfig(
     );
   }
   const e = parsed.data;
+  const playground = e.DISCORD_TOKEN === undefined;
   return {
     ...e,
-    playground: e.DISCORD_TOKEN === undefined,
+    ...(playground ? unsetOf(PLAYGROUND_DEFAULTS, known) : {}),
+    playground,
     sandboxInProcess: e.MARKET_BASE_URL === undefined,
     embeddedDatabase: e.DATABASE_URL === undefined,
     dataDir: path.resolve(cwd, e.DATA_DIR),

@@ -59,7 +59,11 @@ const Op = {
 export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sessions = new Map<string, Session>();
-  private readonly byShard = new Map<number, Session>();
+  /**
+   * Live sessions per shard. Several processes of one application may identify on the same shard
+   * (replicas): like Discord, the double keeps each session and sends every one the shard's events.
+   */
+  private readonly byShard = new Map<number, Session[]>();
 
   constructor(private readonly options: GatewayOptions) {}
 
@@ -74,28 +78,31 @@ export class Gateway {
 
   /** How many shards the bot identified with (1 until it connects). */
   get shardCount(): number {
-    return this.byShard.values().next().value?.shardCount ?? 1;
+    return this.byShard.values().next().value?.[0]?.shardCount ?? 1;
   }
 
+  /** True when a session of this shard (any, when several processes share it) has an open socket. */
   isConnected(shardId: number): boolean {
-    return this.byShard.get(shardId)?.socket?.readyState === WebSocket.OPEN;
+    return (this.byShard.get(shardId) ?? []).some((s) => s.socket?.readyState === WebSocket.OPEN);
   }
 
   /**
-   * Sends a dispatch to a shard's session. When the socket is down the dispatch is kept and
-   * replayed on RESUME, as Discord does. Returns the sequence number.
+   * Sends a dispatch to every session of a shard. When a socket is down the dispatch is kept and
+   * replayed on RESUME, as Discord does. Returns the sequence number (of the newest session).
    */
   dispatch(shardId: number, t: string, d: unknown): number {
-    const session = this.byShard.get(shardId);
-    if (!session)
+    const sessions = this.byShard.get(shardId) ?? [];
+    if (sessions.length === 0)
       throw new Error(`no bot is connected to the gateway (shard ${shardId}); start the bot first`);
-    return this.sendDispatch(session, t, d);
+    let seq = 0;
+    for (const session of sessions) seq = this.sendDispatch(session, t, d);
+    return seq;
   }
 
   /** Closes every live socket with a resumable code (4000); the client reconnects and RESUMEs. */
   drop(code = 4000): string[] {
     const dropped: string[] = [];
-    for (const session of this.byShard.values()) {
+    for (const session of [...this.byShard.values()].flat()) {
       if (session.socket?.readyState === WebSocket.OPEN) {
         session.socket.close(code, "dropped by the test double");
         session.socket = undefined;
@@ -164,11 +171,13 @@ export class Gateway {
       Array.isArray(data.shard) && typeof data.shard[0] === "number" && typeof data.shard[1] === "number"
         ? [data.shard[0], data.shard[1]]
         : [0, 1];
-    const previous = this.byShard.get(shardId);
-    if (previous) {
-      this.sessions.delete(previous.id);
-      if (previous.socket && previous.socket !== ws) previous.socket.close(4009, "Session replaced");
-    }
+    // Another process's live session on this shard stays (Discord sends the shard's events to
+    // each); a session whose socket is gone, or that this socket identifies again, is replaced.
+    const kept = (this.byShard.get(shardId) ?? []).filter((previous) => {
+      const live = previous.socket !== ws && previous.socket?.readyState === WebSocket.OPEN;
+      if (!live) this.sessions.delete(previous.id);
+      return live;
+    });
     const session: Session = {
       id: randomBytes(16).toString("hex"),
       shardId,
@@ -179,7 +188,7 @@ export class Gateway {
       socket: ws,
     };
     this.sessions.set(session.id, session);
-    this.byShard.set(shardId, session);
+    this.byShard.set(shardId, [...kept, session]);
     const { ready, guildCreates } = this.options.readyFor(shardId, shardCount);
     this.sendDispatch(session, "READY", {
       ...ready,
