@@ -77,7 +77,9 @@ export function marketErrorText(error: MarketError): string {
     case "timeout":
       return error.mayHaveSucceeded
         ? "The marketplace did not answer in time and nothing was retried. It may still have gone through: check before trying again."
-        : "The marketplace did not answer in time; nothing was retried. Try again in a moment.";
+        : error.endpoint.startsWith("GET ")
+          ? "The marketplace did not answer in time, even after retrying. Try again in a moment."
+          : "The marketplace did not answer in time; the request did not go through. Try again in a moment.";
     case "network":
       return `The bot could not reach the marketplace; try again shortly.${maybe}`;
     case "invalid_response":

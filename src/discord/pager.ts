@@ -1,4 +1,4 @@
-// Cursor chains behind Previous/Next buttons. A custom id holds at most 48 subject characters, too
+// Cursor chains behind Previous/Next buttons. A custom id holds at most 45 subject characters, too
 // few for a query plus an opaque marketplace cursor, so the button carries a short random token and
 // a page number ("Xk3f9aQ2.2") and the query and cursors stay here for a while.
 //

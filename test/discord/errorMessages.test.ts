@@ -14,7 +14,7 @@ describe("user notices", () => {
     ["not_found", { status: 404 }, /could not find/],
     ["rate_limited", { status: 429, retryAfterMs: 4200 }, /try again in 5 s/],
     ["upstream", { status: 503 }, /having trouble right now \(status 503\)/],
-    ["timeout", {}, /did not answer in time; nothing was retried/],
+    ["timeout", {}, /did not answer in time, even after retrying/],
     ["network", {}, /could not reach the marketplace/],
     ["offers_disabled", { status: 400, code: 4 }, /does not accept offers/],
   ])("GIVEN a %s market error THEN the user reads a clear message", (kind, extra, expected) => {
@@ -35,6 +35,13 @@ describe("user notices", () => {
       /^The marketplace refused the request: “Payout onboarding incomplete @\u200beveryone rm -rf x+…”$/,
     );
     expect(notice?.text.length).toBeLessThan(360);
+  });
+
+  it("GIVEN a write that timed out before it was sent THEN the user is told it did not go through", () => {
+    const notice = userNoticeFor(
+      new MarketError({ kind: "timeout", endpoint: "POST /listings/{listing_id}/bid", mayHaveSucceeded: false }),
+    );
+    expect(notice?.text).toMatch(/did not answer in time; the request did not go through/);
   });
 
   it("GIVEN a write that may have gone through THEN the user is told to check before retrying", () => {
