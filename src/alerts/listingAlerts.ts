@@ -54,8 +54,7 @@ export async function queueListingAlerts(
       subjectId: listing.id,
       version: String(listing.price),
       dedupeKey: dedupeKey.listing(rule.id, listing.id),
-      destination: rule.destination,
-      channelId: rule.channelId,
+      ...destinationOf(rule),
       alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }),
     });
   }
@@ -64,4 +63,22 @@ export async function queueListingAlerts(
     deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
   }
   return { matched: hits.length, queued: written.length };
+}
+
+/**
+ * A rule with its own channel posts there; a rule left on DMs follows the owner's default
+ * destination from /account settings (so "send my listing alerts to #deals" applies to all).
+ */
+function destinationOf(rule: {
+  destination: NewAlert["destination"];
+  channelId: string | null;
+  user: { defaultDestination: NewAlert["destination"]; defaultChannelId: string | null };
+}): Pick<NewAlert, "destination" | "channelId"> {
+  if (rule.destination === "channel" && rule.channelId !== null) {
+    return { destination: "channel", channelId: rule.channelId };
+  }
+  if (rule.user.defaultDestination === "channel" && rule.user.defaultChannelId !== null) {
+    return { destination: "channel", channelId: rule.user.defaultChannelId };
+  }
+  return { destination: "dm", channelId: null };
 }

@@ -323,7 +323,17 @@ export async function recordReminder(tx: Tx, id: number, step: number, at: Date)
 export function enabledRulesWithOwners(prisma: Db, ids: readonly number[]) {
   return prisma.watchRule.findMany({
     where: { id: { in: [...ids] }, enabled: true },
-    include: { user: { select: { id: true, status: true, alertListing: true } } },
+    include: {
+      user: {
+        select: {
+          id: true,
+          status: true,
+          alertListing: true,
+          defaultDestination: true,
+          defaultChannelId: true,
+        },
+      },
+    },
   });
 }
 

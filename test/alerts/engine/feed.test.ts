@@ -78,6 +78,29 @@ describe("feed poller", () => {
     expect(await alertKeys()).toEqual([`listing:${ruleId}:${hit.id}`]);
   });
 
+  it("GIVEN a DM rule and a default destination of a channel in settings WHEN a listing matches THEN the alert is posted in that channel, not by DM", async () => {
+    const bob = w.double.user("bob");
+    const bobId = await w.plainUser(bob);
+    await w.db.prisma.user.update({
+      where: { id: bobId },
+      data: { defaultDestination: "channel", defaultChannelId: w.double.channelId },
+    });
+    const item = uniqueItemName("default-dest");
+    await w.addRule(bobId, "to my channel", { item });
+    const engine = w.engine();
+    await engine.runFeedOnce(); // settle the mark after earlier tests
+    const dmsBefore = w.double.dmsTo(bob.id).length;
+
+    const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 700 });
+    await engine.runFeedOnce();
+    await engine.runDeliveryOnce();
+
+    const posted = w.double.messagesIn(w.double.channelId).filter((m) => textOf(m).includes(listing.id));
+    expect(posted).toHaveLength(1);
+    expect(w.double.dmsTo(bob.id)).toHaveLength(dmsBefore);
+    await w.db.prisma.user.delete({ where: { id: bobId } });
+  });
+
   it("GIVEN 120 listings created between two polls WHEN the feed runs once THEN it pages back to its mark and sees all of them", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("burst");
