@@ -1,11 +1,15 @@
 // /account settings: where alerts go, spend caps, which alerts, quiet hours. With no option it
 // shows the current settings; each given option changes only that setting.
 // Plugged into commands/account.ts (definition and handler).
-import { ApplicationCommandOptionType, type APIApplicationCommandSubcommandOption } from "discord.js";
+import {
+  ApplicationCommandOptionType,
+  PermissionFlagsBits,
+  type APIApplicationCommandSubcommandOption,
+} from "discord.js";
 import { changeSettings, showSettings, type SettingsChange } from "../../src/accounts/settings.ts";
 import type { CommandHandler } from "../../src/discord/command.ts";
 import { settingsEmbed } from "../../src/discord/render/account.ts";
-import { invalidOption } from "../../src/errors.ts";
+import { invalidOption, UserFacingError } from "../../src/errors.ts";
 import { parseCap, parseQuietHours, parseTimeZone } from "../../src/input/settings.ts";
 
 const S = ApplicationCommandOptionType.String;
@@ -73,6 +77,14 @@ export const settingsHandler: CommandHandler<(typeof settingsSubcommand)["option
         throw invalidOption(
           "destination",
           "run this in the server channel where alerts should go (here, choose dm)",
+        );
+      }
+      // The same rule as /watch add channel: only members who may manage a channel fill it with alerts.
+      if (!ctx.memberPermissions?.has(PermissionFlagsBits.ManageChannels)) {
+        throw new UserFacingError(
+          "missing_permission",
+          `You need the **Manage Channels** permission in <#${ctx.channelId}> to send alerts there. Choose dm instead.`,
+          { channelId: ctx.channelId },
         );
       }
       change.destination = { kind: "channel", guildId: ctx.guildId, channelId: ctx.channelId };

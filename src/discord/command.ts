@@ -142,9 +142,12 @@ export function modal<S extends z.ZodType<Record<string, unknown>, Record<string
     async handle(ctx, inputs) {
       const parsed = spec.fields.safeParse(inputs);
       if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) =>
-          i.path.length > 0 ? `\`${i.path.join(".")}\`: ${i.message}` : i.message,
-        );
+        const problems = parsed.error.issues.map((i) => {
+          // A field every form of ours carries is absent: a forged or outdated form, not a typo.
+          const missing = i.path.length > 0 && inputs[String(i.path[0])] === undefined;
+          const text = missing ? "is missing from the form; open it again" : i.message;
+          return i.path.length > 0 ? `\`${i.path.join(".")}\`: ${text}` : text;
+        });
         throw new UserFacingError("invalid_input", problems.join("\n"), { modal: ctx.id.action });
       }
       return spec.run(ctx, parsed.data);

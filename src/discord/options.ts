@@ -116,7 +116,9 @@ function untypedReader(
   };
   const primitive = <V>(name: string, type: ApplicationCommandOptionType, guard: (v: unknown) => v is V) => {
     const value = read(name, type)?.value;
-    return value !== undefined && guard(value) ? value : undefined;
+    if (value === undefined || guard(value)) return value;
+    // Discord sends values of the declared type; anything else would break the reader's promise.
+    throw invalidOption(name, "has an unexpected value; the command may have just been updated, try again");
   };
   const isString = (v: unknown): v is string => typeof v === "string";
   const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);

@@ -311,7 +311,10 @@ export function parseText(
   if (String(raw).length > maxLen * 4 + 16)
     throw invalidOption(option, `must be at most ${maxLen} characters`);
   const text = String(raw).normalize("NFC").trim();
-  if (text === "" && !opts.allowEmpty) throw invalidOption(option, "must not be empty");
+  // Only invisible characters (zero-width spaces and joiners, BOM) reads as nothing: it is empty.
+  if (text.replace(/[\p{Cf}\s]/gu, "") === "" && !opts.allowEmpty) {
+    throw invalidOption(option, "must not be empty");
+  }
   if (CONTROL_OR_BIDI.test(text)) {
     throw invalidOption(
       option,

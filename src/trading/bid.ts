@@ -30,13 +30,14 @@ export async function placeBid(
   const listingId = requireId("listing", input.listingId);
   const maxPrice = requireCents("max_price", input.maxPriceCents, 1);
   const user = await getUserById(deps.prisma, input.userId);
-  if (!user) throw new UserFacingError("not_linked", "Link your marketplace account first with /link.");
+  if (!user)
+    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
   // A winning ceiling is a purchase: the per-purchase cap bounds it like a buy.
   const cap = user.settings.perPurchaseCapCents;
   if (cap !== null && maxPrice > cap) {
     throw new UserFacingError(
       "spend_cap",
-      `A ceiling of ${formatCents(maxPrice)} is above your per-purchase cap of ${formatCents(cap)}; no bid was placed. You can change the cap with /settings.`,
+      `A ceiling of ${formatCents(maxPrice)} is above your per-purchase cap of ${formatCents(cap)}; no bid was placed. You can change the cap with /account settings.`,
       { listingId, maxPrice, cap, cap_kind: "per_purchase" },
     );
   }

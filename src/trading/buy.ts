@@ -179,7 +179,9 @@ function priceChanged(listingId: string, expected: Cents, actual: Cents): UserFa
 }
 
 function notLinked(userId: number): UserFacingError {
-  return new UserFacingError("not_linked", "Link your marketplace account first with /link.", { userId });
+  return new UserFacingError("not_linked", "Link your marketplace account first with /account link.", {
+    userId,
+  });
 }
 
 function assertWithinCaps(
@@ -197,7 +199,7 @@ function assertWithinCaps(
 function overPerPurchaseCap(listingId: string, price: Cents, cap: Cents): UserFacingError {
   return new UserFacingError(
     "spend_cap",
-    `This costs ${formatCents(price)}, above your per-purchase cap of ${formatCents(cap)}; nothing was bought. You can change the cap with /settings.`,
+    `This costs ${formatCents(price)}, above your per-purchase cap of ${formatCents(cap)}; nothing was bought. You can change the cap with /account settings.`,
     { listingId, price, cap, cap_kind: "per_purchase" },
   );
 }
