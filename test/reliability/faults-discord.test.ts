@@ -45,9 +45,6 @@ beforeAll(async () => {
   });
   ({ alice, bob } = bot.users);
   item = uniqueItem("discord");
-  // alice may manage the channel: it becomes her fallback for listing alerts when her DMs close.
-  const fallback = await answer(bot.double.slash(alice, "account settings", { destination: "channel" }));
-  expect(textOf(fallback)).toContain(bot.double.channelId);
   for (const [user, name] of [
     [alice, "alice deals"],
     [bob, "bob deals"],
@@ -172,8 +169,15 @@ describe("DM sends failing", () => {
 
 describe("closed DMs", () => {
   it(
-    "GIVEN alice (fallback channel set) and bob (none) closed their DMs WHEN a listing alert is due THEN alice's goes to the channel once, bob's is recorded undelivered and /alerts recent tells him; once reopened the next alert is a DM",
+    "GIVEN alice (a fallback channel on file) and bob (none) closed their DMs WHEN a listing alert is due THEN alice's goes to the channel once, bob's is recorded undelivered and /alerts recent tells him; once reopened the next alert is a DM",
     async () => {
+      // A fallback channel on file while listing alerts still go to DMs. /account settings
+      // destination:channel now sends listing alerts to the channel outright, so this state comes
+      // from the database: delivery falls back to it when a DM bounces.
+      await bot.db.prisma.user.update({
+        where: { discordId: alice.id },
+        data: { defaultDestination: "dm", defaultChannelId: bot.double.channelId },
+      });
       bot.double.closeDms(alice.id);
       bot.double.closeDms(bob.id);
       const closed = listing();
@@ -182,6 +186,7 @@ describe("closed DMs", () => {
       } finally {
         bot.double.openDms(alice.id);
         bot.double.openDms(bob.id);
+        await bot.db.prisma.user.update({ where: { discordId: alice.id }, data: { defaultChannelId: null } });
       }
 
       expect(channelAlerts([closed]).get(closed)).toBe(1);
