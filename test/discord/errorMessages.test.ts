@@ -39,7 +39,11 @@ describe("user notices", () => {
 
   it("GIVEN a write that timed out before it was sent THEN the user is told it did not go through", () => {
     const notice = userNoticeFor(
-      new MarketError({ kind: "timeout", endpoint: "POST /listings/{listing_id}/bid", mayHaveSucceeded: false }),
+      new MarketError({
+        kind: "timeout",
+        endpoint: "POST /listings/{listing_id}/bid",
+        mayHaveSucceeded: false,
+      }),
     );
     expect(notice?.text).toMatch(/did not answer in time; the request did not go through/);
   });
