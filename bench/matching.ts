@@ -122,7 +122,7 @@ const WEARS: ReadonlyArray<readonly [string, number, number]> = [
   ["Scarred", 0.45, 1],
 ];
 
-interface Skin {
+export interface Skin {
   weapon: string;
   defIndex: number;
   paintIndex: number;
@@ -187,6 +187,38 @@ function cheapestOf(skin: Skin): number {
 
 function marketName(skin: Skin, wear: string, statcounter: boolean): string {
   return `${statcounter ? "Statcounter " : ""}${skin.weapon} | ${skin.name} (${wear})`;
+}
+
+/** One sellable item name of the market: a skin in one wear, with its float range and reference price. */
+export interface CatalogItem {
+  name: string;
+  skin: Skin;
+  statcounter: boolean;
+  minFloat: number;
+  maxFloat: number;
+  /** Reference price in cents (what rules discount against). */
+  reference: number;
+}
+
+/** Every item name rules and listings can use, keyed by lowercase name (rules match names case-insensitively). */
+export function catalogOf(market: Market): Map<string, CatalogItem> {
+  const out = new Map<string, CatalogItem>();
+  for (const skin of market.skins) {
+    for (const [wear, lo, hi] of WEARS) {
+      for (const statcounter of [false, true]) {
+        const name = marketName(skin, wear, statcounter);
+        out.set(name.toLowerCase(), {
+          name,
+          skin,
+          statcounter,
+          minFloat: lo,
+          maxFloat: hi,
+          reference: referenceOf(skin, lo, statcounter),
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /**

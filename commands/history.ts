@@ -2,7 +2,7 @@
 // beside it, and the most recent individual sales.
 import { ApplicationCommandOptionType, AttachmentBuilder, InteractionContextType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { renderPriceHistoryPng, summarizeHistory } from "../src/charts/priceHistory.ts";
+import type * as Charts from "../src/charts/priceHistory.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed } from "../src/discord/render/embeds.ts";
 import { money, truncate } from "../src/discord/render/format.ts";
@@ -14,6 +14,13 @@ import { priceHistory, type PriceHistory } from "../src/trading/history.ts";
 import { itemNames, suggestItemNames } from "./search.ts";
 
 const CHART_FILE = "price-history.png";
+
+/**
+ * The chart renderer (a native canvas and chart.js: ~20 MB resident) loads on the first /history,
+ * not at start: most processes never draw a chart (bench/README.md, memory).
+ */
+let charts: Promise<typeof Charts> | undefined;
+const loadCharts = () => (charts ??= import("../src/charts/priceHistory.ts"));
 
 export const command = defineCommand({
   definition: {
@@ -60,6 +67,7 @@ export const command = defineCommand({
         );
       }
       itemNames(ctx.deps).remember([history.itemName]);
+      const { renderPriceHistoryPng, summarizeHistory } = await loadCharts();
       const png = await renderPriceHistoryPng({
         name: history.itemName,
         points: toChartPoints(history),
@@ -68,7 +76,7 @@ export const command = defineCommand({
         ),
       });
       return {
-        embeds: [historyEmbed(history)],
+        embeds: [historyEmbed(history, summarizeHistory(toChartPoints(history)))],
         files: [
           new AttachmentBuilder(png, {
             name: CHART_FILE,
@@ -84,8 +92,7 @@ function toChartPoints(history: PriceHistory): HistoryPoint[] {
   return history.points.map((p) => ({ day: p.day, count: p.sales, avg_price: p.avgPriceCents }));
 }
 
-function historyEmbed(history: PriceHistory) {
-  const summary = summarizeHistory(toChartPoints(history));
+function historyEmbed(history: PriceHistory, summary: Charts.HistorySummary) {
   const cents = (v: number | undefined) => (v === undefined ? "—" : money(Math.round(v)));
   const change = summary.change7dPercent;
   const changeText =

@@ -117,8 +117,13 @@ function serial<T>(fn: () => Promise<T>): () => Promise<T> {
   return () => queue(fn);
 }
 
-/** A self-rescheduling timer: one pass at a time, delay chosen after each pass. */
-function createLoop(name: string, log: Logger, pass: () => Promise<void>, delayMs: () => number): Loop {
+/** A self-rescheduling timer: one pass at a time, delay chosen after each pass (told how long it took). */
+function createLoop(
+  name: string,
+  log: Logger,
+  pass: () => Promise<void>,
+  delayMs: (passMs: number) => number,
+): Loop {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let active = false;
@@ -133,11 +138,12 @@ function createLoop(name: string, log: Logger, pass: () => Promise<void>, delayM
     timer = undefined;
     if (!active || running) return;
     kicked = false;
+    const startedAt = Date.now();
     running = pass()
       .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
       .finally(() => {
         running = undefined;
-        schedule(kicked ? 0 : delayMs());
+        schedule(kicked ? 0 : delayMs(Date.now() - startedAt));
       });
   }
   return {
@@ -181,7 +187,9 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     "delivery",
     log,
     async () => {
-      await delivery.runOnce();
+      // One batch per pass: while passes find work, go again at once, so a burst drains at
+      // Discord's pace rather than one batch per deliveryIntervalMs.
+      if ((await delivery.runOnce()).claimed > 0) deliveryLoop.kick();
     },
     () => deps.deliveryIntervalMs ?? 1_000,
   );
@@ -267,9 +275,13 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       observe((m) => m.feedCycle({ ok }));
     }
   };
-  const feedLoop = createLoop("feed", log, feedPass, () =>
-    leading() ? feed.nextDelayMs() : deps.config.POLL_INTERVAL_MS,
-  );
+  // The pace is the spacing of polls: a cycle's own time comes out of the pause, so a new listing
+  // waits at most one interval, not interval + cycle. A failed cycle's backoff runs in full.
+  const feedLoop = createLoop("feed", log, feedPass, (passMs) => {
+    if (!leading()) return deps.config.POLL_INTERVAL_MS;
+    const delay = feed.nextDelayMs();
+    return feed.stats().consecutiveFailures > 0 ? delay : Math.max(0, delay - passMs);
+  });
   const bidLoop = createLoop("bids", log, whileLeading(runBidsOnce), () => deps.config.BID_POLL_INTERVAL_MS);
   const tradeLoop = createLoop(
     "trades",

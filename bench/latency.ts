@@ -1,0 +1,295 @@
+// Alert latency end to end: a listing appears in the sandbox marketplace -> the real app's feed poller,
+// matcher index, outbox and delivery -> the DM request arrives at the local Discord.
+import { Listing } from "../src/market/schemas.ts";
+import type { RecordedRequest } from "../src/playground/discord/index.ts";
+import type { ListingTemplate } from "../src/sandbox/index.ts";
+import {
+  distribution,
+  progress,
+  round,
+  seededRandom,
+  sleep,
+  waitUntil,
+  type Distribution,
+} from "./lib/common.ts";
+import type { BenchDatabase, BenchPostgres } from "./lib/database.ts";
+import {
+  assignOwners,
+  benchUsers,
+  expectedMatcher,
+  insertRules,
+  insertUsers,
+  listingForRule,
+  noiseListing,
+  previewListing,
+  ruleSet,
+  shuffle,
+  type StoredRule,
+} from "./lib/population.ts";
+import { startBenchWorld } from "./lib/world.ts";
+
+export interface LatencyOptions {
+  intervalMs: number;
+  users: number;
+  rules: number;
+  /** Listings built to match at least one rule. */
+  matching: number;
+  /** Listings that match nothing, mixed in (most of a real feed alerts nobody). */
+  noise: number;
+  /** The listings arrive at random times over this long. */
+  durationMs: number;
+  seed?: number;
+}
+
+export interface LatencyResult {
+  intervalMs: number;
+  users: number;
+  rules: number;
+  listings: { matching: number; noise: number; durationMs: number };
+  /** The sandbox's GET /listings budget for the feed: exactly what polling every interval needs. */
+  feedBudget: { limit: number; windowMs: number };
+  /** Feed cycles the app ran while listings arrived, and their mean spacing. */
+  feed: { cycles: number; meanPeriodMs: number; pagesPerCycle: number };
+  dms: { expected: number; received: number; missing: number; unexpected: number; failedRequests: number };
+  /** Listings with fewer DMs than rules they match (at most 10): which rules alerted, for diagnosis. */
+  shortListings: { listingId: string; expectedRules: number[]; alertedRules: number[]; dms: number }[];
+  /** Listing created -> its DM request arrived at Discord, every DM. */
+  perDm: Distribution;
+  /** Listing created -> the first DM about it. */
+  perListingFirst: Distribution;
+  /** Listing created -> its alert and outbox rows committed (feed + match + write). */
+  detection: Distribution;
+  /** Outbox row committed -> DM request at Discord (delivery wake-up + send). */
+  delivery: Distribution;
+  /** CPU the whole bench process (app, sandbox and Discord double) used per wall second while listings arrived. */
+  cpuCoresUsed: number;
+  problems: Record<string, number>;
+}
+
+/** A listing alerts at most this many watchers in this scenario (see runLatency). */
+const maxDmsPerListing = 4;
+const DM_MESSAGES = /^\/channels\/(\d+)\/messages$/;
+const LISTING_FOOTER = /Listing (\d+)/;
+
+function listingIdOf(req: RecordedRequest): string | undefined {
+  const body = req.body as { embeds?: { footer?: { text?: string } }[] } | undefined;
+  const footer = body?.embeds?.[0]?.footer?.text;
+  return footer === undefined ? undefined : LISTING_FOOTER.exec(footer)?.[1];
+}
+
+async function explainShort(
+  db: BenchDatabase,
+  short: readonly { listingId: string; expectedRules: number[]; dms: number }[],
+): Promise<LatencyResult["shortListings"]> {
+  const out: LatencyResult["shortListings"] = [];
+  for (const s of short) {
+    const { rows } = await db.pool.query<{ rule_id: number }>(
+      "SELECT rule_id FROM alert_log WHERE kind = 'listing' AND subject_id = $1 ORDER BY rule_id",
+      [s.listingId],
+    );
+    out.push({ ...s, alertedRules: rows.map((r) => r.rule_id) });
+  }
+  return out;
+}
+
+export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions): Promise<LatencyResult> {
+  const rnd = seededRandom(opts.seed ?? 7);
+  const users = benchUsers(opts.users);
+  const set = ruleSet(opts.rules);
+  let stored: StoredRule[] = [];
+  // The feed's budget is what one request per interval needs (+1 kept in reserve, +1 for the first
+  // cycle), so the poller paces itself at POLL_INTERVAL_MS instead of racing ahead on a generous one.
+  const windowMs = 60_000;
+  const feedBudget = { limit: Math.ceil(windowMs / opts.intervalMs) + 2, windowMs };
+
+  progress(`latency @${opts.intervalMs} ms: seeding ${opts.users} users and ${opts.rules} rules`);
+  const world = await startBenchWorld({
+    postgres,
+    users,
+    sandboxRateLimit: feedBudget,
+    env: { POLL_INTERVAL_MS: String(opts.intervalMs) },
+    async seed(db) {
+      const ids = await insertUsers(
+        db,
+        users.map((u) => u.id),
+      );
+      const owners = assignOwners(set.filters.length, ids, rnd);
+      stored = await insertRules(
+        db,
+        set.filters.map((filters, i) => ({ userId: owners[i] as number, filters })),
+      );
+    },
+  });
+  try {
+    const engine = world.engine();
+    await waitUntil(
+      () => engine.stats().rules === stored.length && engine.stats().feed.mark !== undefined,
+      120_000,
+      "the engine to load every rule and set its feed mark",
+    );
+
+    // Which rules get a listing: distinct item rules, chosen at random, whose listing alerts at most
+    // maxDmsPerListing watchers: this measures latency, not a burst that queues behind Discord's
+    // 50 requests/s (the throughput scenario measures that).
+    // One listing per item name: a listing sets its name's reference price in the sandbox, and a
+    // second one moving it before the feed reads the first would change what the first matches.
+    const expectedOf = expectedMatcher(stored);
+    const templates: { template: ListingTemplate; matching: boolean }[] = [];
+    const names = new Set<string>();
+    const fresh = (t: ListingTemplate) => t.market_hash_name !== undefined && !names.has(t.market_hash_name);
+    const order = shuffle(
+      stored.map((_, i) => i),
+      rnd,
+    );
+    for (const i of order) {
+      if (templates.length >= opts.matching) break;
+      const t = listingForRule(set, (stored[i] as StoredRule).filters, rnd);
+      if (t === undefined || !fresh(t)) continue;
+      const n = expectedOf(previewListing(t)).length;
+      if (n < 1 || n > maxDmsPerListing) continue;
+      templates.push({ template: t, matching: true });
+      names.add(t.market_hash_name as string);
+    }
+    let noise = 0;
+    for (let attempt = 0; noise < opts.noise && attempt < opts.noise * 10; attempt++) {
+      const t = noiseListing(set, rnd);
+      if (!fresh(t) || expectedOf(previewListing(t)).length > 0) continue;
+      templates.push({ template: t, matching: false });
+      names.add(t.market_hash_name as string);
+      noise += 1;
+    }
+    shuffle(templates, rnd);
+    // Arrival times: uniform over the duration, so listings land anywhere within a poll interval.
+    const offsets = templates.map(() => rnd() * opts.durationMs).sort((a, b) => a - b);
+
+    const dms = new Map<string, number[]>();
+    const dmRequests: { listingId: string; channelId: string; at: number }[] = [];
+    let failedRequests = 0;
+    let unexpected = 0;
+    world.double.on("request", (req) => {
+      if (req.method !== "POST") return;
+      const m = DM_MESSAGES.exec(req.path);
+      if (!m) return;
+      if (req.status !== 200) {
+        failedRequests += 1;
+        return;
+      }
+      const listingId = listingIdOf(req);
+      if (listingId === undefined) {
+        unexpected += 1;
+        return;
+      }
+      dmRequests.push({ listingId, channelId: m[1] as string, at: req.at });
+      const list = dms.get(listingId) ?? [];
+      list.push(req.at);
+      dms.set(listingId, list);
+    });
+
+    const created = new Map<string, { at: number; listing: Listing }>();
+    let expected = 0;
+    const cyclesBefore = engine.stats().feed.cycles;
+    const pagesBefore = engine.stats().feed.pagesFetched;
+    const cpuBefore = process.cpuUsage();
+    const start = Date.now();
+    progress(
+      `latency @${opts.intervalMs} ms: ${templates.length} listings at random times over ${opts.durationMs / 1000} s`,
+    );
+    for (let i = 0; i < templates.length; i++) {
+      const wait = start + (offsets[i] as number) - Date.now();
+      if (wait > 0) await sleep(wait);
+      const json = world.sandbox.control.createListing(
+        (templates[i] as { template: ListingTemplate }).template,
+      );
+      const listing = Listing.parse(json);
+      created.set(listing.id, { at: Date.parse(json.created_at), listing });
+    }
+    const arrivalWallMs = Date.now() - start;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cycles = engine.stats().feed.cycles - cyclesBefore;
+    const pages = engine.stats().feed.pagesFetched - pagesBefore;
+    let matchingCreated = 0;
+    for (const { listing } of created.values()) {
+      const n = expectedOf(listing).length;
+      expected += n;
+      if (n > 0) matchingCreated += 1;
+    }
+    await waitUntil(
+      () => dmRequests.length >= expected,
+      Math.max(20_000, opts.intervalMs * 20),
+      `${expected} DMs (got ${dmRequests.length})`,
+      50,
+    ).catch((err: unknown) => progress(String(err)));
+    // Late extras (duplicates would show up here).
+    await sleep(Math.min(2000, opts.intervalMs * 2));
+
+    const perDm: number[] = [];
+    const firsts: number[] = [];
+    let missing = 0;
+    const short: { listingId: string; expectedRules: number[]; dms: number }[] = [];
+    for (const [id, { at, listing }] of created) {
+      const arrivals = (dms.get(id) ?? []).sort((a, b) => a - b);
+      const wanted = expectedOf(listing);
+      const want = wanted.length;
+      missing += Math.max(0, want - arrivals.length);
+      if (arrivals.length < want && short.length < 10)
+        short.push({ listingId: id, expectedRules: wanted, dms: arrivals.length });
+      for (const t of arrivals) perDm.push(t - at);
+      if (arrivals.length > 0) firsts.push((arrivals[0] as number) - at);
+    }
+    for (const id of dms.keys()) if (!created.has(id)) unexpected += 1;
+
+    // Split each DM's time at the commit of its outbox row: detection (feed) | delivery (outbox -> Discord).
+    const { rows } = await world.db.pool.query<{ subject_id: string; discord_id: string; created_at: Date }>(
+      `SELECT a.subject_id, u.discord_id, o.created_at
+         FROM outbox o JOIN alert_log a ON a.id = o.alert_id JOIN users u ON u.id = o.user_id
+        WHERE a.kind = 'listing' ORDER BY o.created_at`,
+    );
+    const userOfChannel = new Map<string, string>();
+    for (const u of users) {
+      const channel = world.double.dmChannelOf(u.id);
+      if (channel !== undefined) userOfChannel.set(channel, u.id);
+    }
+    const rowsByKey = new Map<string, number[]>();
+    const detection: number[] = [];
+    for (const r of rows) {
+      const listing = created.get(r.subject_id);
+      if (!listing) continue;
+      detection.push(r.created_at.getTime() - listing.at);
+      const key = `${r.subject_id}:${r.discord_id}`;
+      rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), r.created_at.getTime()]);
+    }
+    const delivery: number[] = [];
+    for (const d of [...dmRequests].sort((a, b) => a.at - b.at)) {
+      const key = `${d.listingId}:${userOfChannel.get(d.channelId) ?? "?"}`;
+      const queued = rowsByKey.get(key)?.shift();
+      if (queued !== undefined) delivery.push(d.at - queued);
+    }
+
+    return {
+      intervalMs: opts.intervalMs,
+      users: opts.users,
+      rules: stored.length,
+      listings: {
+        matching: matchingCreated,
+        noise: created.size - matchingCreated,
+        durationMs: opts.durationMs,
+      },
+      feedBudget,
+      feed: {
+        cycles,
+        meanPeriodMs: round(arrivalWallMs / Math.max(1, cycles)),
+        pagesPerCycle: round(pages / Math.max(1, cycles), 2),
+      },
+      dms: { expected, received: dmRequests.length, missing, unexpected, failedRequests },
+      shortListings: await explainShort(world.db, short),
+      perDm: distribution(perDm),
+      perListingFirst: distribution(firsts),
+      detection: distribution(detection),
+      delivery: distribution(delivery),
+      cpuCoresUsed: round((cpu.user + cpu.system) / 1000 / arrivalWallMs, 2),
+      problems: world.logs.summary(),
+    };
+  } finally {
+    await world.stop();
+  }
+}

@@ -1,0 +1,269 @@
+// Turns scenario results into the target / measured / met table, results.json and the README sections.
+import { readFile, writeFile } from "node:fs/promises";
+import type { AckResult } from "../ack.ts";
+import type { EconomyResult } from "../economy.ts";
+import type { LatencyResult } from "../latency.ts";
+import type { MatchingBenchRow } from "../matching.ts";
+import type { MemoryResult } from "../memory.ts";
+import type { StartResult } from "../startup.ts";
+import type { ThroughputResult } from "../throughput.ts";
+import type { MachineSetup } from "./common.ts";
+
+export interface ScenarioRecord<T> {
+  /** When the scenario ran (ISO) and on what. */
+  at: string;
+  machine: MachineSetup;
+  database: string;
+  wallMs: number;
+  result: T;
+}
+
+export interface Scenarios {
+  latency?: ScenarioRecord<LatencyResult[]>;
+  matching?: ScenarioRecord<MatchingBenchRow[]>;
+  economy?: ScenarioRecord<EconomyResult>;
+  ack?: ScenarioRecord<AckResult>;
+  memory?: ScenarioRecord<MemoryResult>;
+  start?: ScenarioRecord<StartResult>;
+  throughput?: ScenarioRecord<ThroughputResult>;
+}
+
+export interface TableRow {
+  measure: string;
+  setup: string;
+  target: string;
+  measured: string;
+  /** null: informative, no target. */
+  met: boolean | null;
+}
+
+export interface ResultsFile {
+  generatedAt: string;
+  mode: "full" | "quick";
+  scenarios: Scenarios;
+  table: TableRow[];
+}
+
+const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`;
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+const s1 = (n: number) => `${(n / 1000).toFixed(1)} s`;
+
+function machineText(r: ScenarioRecord<unknown>): string {
+  const m = r.machine;
+  return `${m.cores} cores, Node ${m.node.replace(/^v/, "")}, load ${m.load1}`;
+}
+
+function latencyRows(r: ScenarioRecord<LatencyResult[]>): TableRow[] {
+  const rows: TableRow[] = [];
+  for (const l of r.result) {
+    const setup =
+      `${int(l.users)} users, ${int(l.rules)} rules (bulk-loaded), ${l.listings.matching} matching + ` +
+      `${l.listings.noise} other listings at random times over ${s1(l.listings.durationMs)}, ` +
+      `POLL_INTERVAL_MS ${l.intervalMs} (polls every ${Math.round(l.feed.meanPeriodMs)} ms), ` +
+      `${int(l.dms.received)}/${int(l.dms.expected)} DMs; ${r.database}; ${machineText(r)}`;
+    const p50Target = l.intervalMs / 2 + 50;
+    const p99Target = l.intervalMs + 150;
+    const complete = l.dms.missing === 0 && l.dms.unexpected === 0;
+    rows.push({
+      measure: `Alert latency p50 (listing created → DM request at Discord), interval ${l.intervalMs} ms`,
+      setup,
+      target: `≤ ${ms(p50Target)}`,
+      measured: `${ms(l.perDm.p50)} (first DM per listing ${ms(l.perListingFirst.p50)})`,
+      met: complete && l.perDm.p50 <= p50Target,
+    });
+    rows.push({
+      measure: `Alert latency p95 / p99 / max, interval ${l.intervalMs} ms`,
+      setup: "same run",
+      target: `p99 ≤ ${ms(p99Target)}`,
+      measured:
+        `${ms(l.perDm.p95)} / ${ms(l.perDm.p99)} / ${ms(l.perDm.max)}; detection p50 ${ms(l.detection.p50)}, ` +
+        `delivery p50 ${ms(l.delivery.p50)}` +
+        (complete ? "" : `; ${l.dms.missing} DMs missing, ${l.dms.unexpected} unexpected`),
+      met: complete && l.perDm.p99 <= p99Target,
+    });
+  }
+  return rows;
+}
+
+function matchingRows(r: ScenarioRecord<MatchingBenchRow[]>): TableRow[] {
+  return r.result.map((m) => {
+    const top = m.rules === Math.max(...r.result.map((x) => x.rules));
+    return {
+      measure: `Matching, ${int(m.rules)} rules (CPU time per listing)`,
+      setup: `index vs linear scan of precompiled rules, same run, ${m.matchesPerListing.toFixed(2)} matches per listing; index heap ${m.indexHeapMb.toFixed(1)} MB; ${machineText(r)}`,
+      target: top ? "≤ 20 µs and ≥ 100× faster" : "—",
+      measured: `${m.indexUs.toFixed(2)} µs vs ${m.linearCompiledUs.toFixed(1)} µs (${Math.round(m.speedup)}×; uncompiled scan ${m.linearUs.toFixed(0)} µs)`,
+      met: top ? m.indexUs <= 20 && m.speedup >= 100 : null,
+    };
+  });
+}
+
+function economyRows(r: ScenarioRecord<EconomyResult>): TableRow[] {
+  const e = r.result;
+  const counts = e.rows.map((x) => int(x.rules)).join(" / ");
+  const base = e.rows[0]?.callsPerCycle ?? 1;
+  const constant = e.rows.every((x) => Math.abs(x.callsPerCycle - base) <= 0.1 * base);
+  const max = e.rows[e.rows.length - 1];
+  return [
+    {
+      measure: `Marketplace calls per feed cycle at ${counts} rules`,
+      setup: `the app's client metrics hook, ${e.rows[0]?.cycles ?? 0} cycles each, POLL_INTERVAL_MS ${e.intervalMs}, listings arriving; ${machineText(r)}`,
+      target: "constant in the rule count",
+      measured: `${e.rows.map((x) => x.callsPerCycle.toFixed(2)).join(" / ")} (naive, one search per rule: ${e.rows.map((x) => int(x.naiveCallsPerCycle)).join(" / ")})`,
+      met: constant,
+    },
+    {
+      measure: `Naive design's cost at ${int(max?.rules ?? 0)} rules`,
+      setup: `${e.naive.sample} per-rule searches timed against the sandbox, ${e.naive.concurrency} at a time`,
+      target: "—",
+      measured:
+        `${e.naive.msPerSearch.toFixed(2)} ms per search → ${s1(e.naive.cycleMsAtMax)} per cycle; ` +
+        `a ${int(e.naive.budget.limit)}/${s1(e.naive.budget.windowMs)} budget allows one cycle every ${s1(e.naive.budgetPeriodMsAtMax)}`,
+      met: null,
+    },
+  ];
+}
+
+function ackRows(r: ScenarioRecord<AckResult>): TableRow[] {
+  return r.result.modes.map((m) => {
+    const worst = Object.values(m.commands).reduce((a, c) => Math.max(a, c.p99), 0);
+    return {
+      measure: `Interaction acknowledgement p99, marketplace answering after ${m.marketLatencyMs === 0 ? "0 s" : s1(m.marketLatencyMs)}`,
+      setup: `${r.result.commands} commands/subcommands × ${r.result.rounds} rounds, dispatch → first callback at Discord; ${machineText(r)}`,
+      target: "p99 < 1,000 ms for every command",
+      measured:
+        `p50 ${ms(m.overall.p50)}, p99 ${ms(m.overall.p99)}, slowest /${m.slowest.command} ${ms(m.slowest.p99)}` +
+        (m.unanswered > 0 ? `; ${m.unanswered} unanswered` : ""),
+      met: m.unanswered === 0 && worst < 1000,
+    };
+  });
+}
+
+function memoryRows(r: ScenarioRecord<MemoryResult>): TableRow[] {
+  // One row per configuration; repeated runs give the median and the range.
+  const groups = new Map<string, MemoryResult["readings"]>();
+  for (const m of r.result.readings) {
+    const key = `${m.rules}|${m.runner}|${m.nodeFlags.join(" ")}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.values()].map((runs) => {
+    const sorted = [...runs].sort((a, b) => a.rssMb - b.rssMb);
+    const m = sorted[Math.floor((sorted.length - 1) / 2)] as MemoryResult["readings"][number];
+    const target = m.rules >= 100_000 && m.runner === "compiled" && m.nodeFlags.length === 0;
+    const how =
+      m.runner === "compiled"
+        ? "compiled JavaScript under node (the container's CMD)"
+        : "under tsx (`npm start`)";
+    const range =
+      runs.length > 1
+        ? ` (median of ${runs.length}: ${sorted.map((x) => x.rssMb.toFixed(0)).join(", ")} MB)`
+        : "";
+    return {
+      measure: `RSS with ${int(m.rules)} rules in the engine's index${m.nodeFlags.length > 0 ? `, ${m.nodeFlags.join(" ")}` : ""}`,
+      setup: `the real app in a child process, ${how}, once RSS is steady after the load (GC each second, ${s1(m.settleMs)}); heap ${m.heapUsedMb} MB used / ${m.heapTotalMb} MB; peak RSS during the load ${m.peakRssMb.toFixed(0)} MB; loaded in ${s1(m.loadedMs)}; ${machineText(r)}`,
+      target: target ? "≤ 250 MB" : "—",
+      measured: `${m.rssMb.toFixed(1)} MB${range}`,
+      met: target ? m.rssMb <= 250 : null,
+    };
+  });
+}
+
+function startRows(r: ScenarioRecord<StartResult>): TableRow[] {
+  const s = r.result;
+  const reused = s.runs.filter((x) => x.kind === "warm" && (x.reusedServer || x.initialisedCluster)).length;
+  const notFresh = s.runs.filter((x) => x.kind === "cold" && !x.initialisedCluster).length;
+  const unclean = s.runs.filter((x) => x.exitCode !== 0).length;
+  const cold = s.runs.filter((x) => x.kind === "cold");
+  const warm = s.runs.filter((x) => x.kind === "warm");
+  const phases = (x: { databaseMs: number | undefined; discordMs: number | undefined }) =>
+    `database ${x.databaseMs === undefined ? "?" : s1(x.databaseMs)}, Discord ${x.discordMs === undefined ? "?" : s1(x.discordMs)}`;
+  return [
+    {
+      measure: "Cold start to ready (fresh data folder)",
+      setup: `src/main.ts under tsx, embedded Postgres initdb + migrations + key file + Discord login (local double)${notFresh > 0 ? `; ${notFresh} did not run initdb` : ""}; ${machineText(r)}`,
+      target: "—",
+      measured: cold.map((x) => `${s1(x.readyMs)} (${phases(x)})`).join("; "),
+      met: null,
+    },
+    {
+      measure: "Warm start to ready (same data folder)",
+      setup: `${warm.length} runs, each starting the embedded server its predecessor stopped${reused > 0 ? `; ${reused} reused a running server or ran initdb` : ""}${unclean > 0 ? `; ${unclean} unclean exits` : ""}`,
+      target: "≤ 3.0 s",
+      measured: `median ${s1(s.warm.p50)}, worst ${s1(s.warm.max)} (${warm[0] ? phases(warm[0]) : ""})`,
+      met: reused === 0 && s.warm.n > 0 && s.warm.max <= 3000,
+    },
+  ];
+}
+
+function throughputRows(r: ScenarioRecord<ThroughputResult>): TableRow[] {
+  const t = r.result;
+  const setup = `${int(t.alerts)} alerts queued at once for ${int(t.users)} users, per-channel budget ${t.budget.limit} per ${s1(t.budget.windowMs)} with rate-limit headers; ${r.database}; ${machineText(r)}`;
+  return [
+    {
+      measure: "Delivery throughput",
+      setup,
+      target: "≥ 40 alerts/s (Discord's global limit is 50 requests/s)",
+      measured: `${t.alertsPerSecond.toFixed(1)} alerts/s, ${int(t.sent)}/${int(t.alerts)} sent, drained in ${s1(t.drainMs)} (${int(t.discordRequests)} requests)`,
+      met: t.sent === t.alerts && t.alertsPerSecond >= 40,
+    },
+    {
+      measure: "429s from ignoring rate-limit headers",
+      setup: "same run",
+      target: "0",
+      measured: `${t.rateLimited429} (retried ${t.retried}, failed ${t.failed})`,
+      met: t.rateLimited429 === 0,
+    },
+  ];
+}
+
+export function buildTable(s: Scenarios): TableRow[] {
+  return [
+    ...(s.latency ? latencyRows(s.latency) : []),
+    ...(s.matching ? matchingRows(s.matching) : []),
+    ...(s.economy ? economyRows(s.economy) : []),
+    ...(s.ack ? ackRows(s.ack) : []),
+    ...(s.memory ? memoryRows(s.memory) : []),
+    ...(s.start ? startRows(s.start) : []),
+    ...(s.throughput ? throughputRows(s.throughput) : []),
+  ];
+}
+
+const metText = (m: boolean | null) => (m === null ? "—" : m ? "yes" : "**no**");
+const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
+
+export function markdownTable(rows: readonly TableRow[]): string {
+  const lines = ["| measure | setup | target | measured | met? |", "|---|---|---|---|---|"];
+  for (const r of rows) {
+    lines.push(
+      `| ${cell(r.measure)} | ${cell(r.setup)} | ${cell(r.target)} | ${cell(r.measured)} | ${metText(r.met)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The short table of the top-level README: measure, target, measured, met. */
+export function summaryTable(rows: readonly TableRow[]): string {
+  const lines = ["| measure | target | measured | met? |", "|---|---|---|---|"];
+  for (const r of rows) {
+    if (r.met === null) continue;
+    lines.push(`| ${cell(r.measure)} | ${cell(r.target)} | ${cell(r.measured)} | ${metText(r.met)} |`);
+  }
+  return lines.join("\n");
+}
+
+/** Replaces the text between two marker lines; false (file untouched) when the markers are missing. */
+export async function replaceSection(file: string, name: string, body: string): Promise<boolean> {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return false;
+  }
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) return false;
+  await writeFile(file, `${text.slice(0, i + start.length)}\n${body}\n${text.slice(j)}`);
+  return true;
+}

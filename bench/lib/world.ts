@@ -1,0 +1,114 @@
+// The bench's world: the sandbox marketplace, the local Discord, a fresh database and the real app
+// (createApp: discord.js client, router, alert engine, delivery) wired as src/main.ts wires them.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createApp, type App, type AppOverrides, type BackgroundService } from "../../src/app.ts";
+import type { AlertEngine } from "../../src/alerts/engine.ts";
+import { loadConfig } from "../../src/config/index.ts";
+import {
+  DEFAULT_IDS,
+  defaultGuild,
+  defaultUsers,
+  startDiscordDouble,
+  type DiscordDouble,
+  type DoubleUser,
+  type SendBudget,
+} from "../../src/playground/discord/index.ts";
+import { startSandbox, type RateLimitOptions, type Sandbox } from "../../src/sandbox/index.ts";
+import { logSink, type LogSink } from "./common.ts";
+import type { BenchDatabase, BenchPostgres } from "./database.ts";
+
+export interface BenchWorldOptions {
+  postgres: BenchPostgres;
+  /** Extra Discord users (members of the guild, DM-able); alice and bob are always there. */
+  users?: readonly DoubleUser[];
+  /** The sandbox's per-key budget; false: never refuse (headers still sent). Default: the sandbox default. */
+  sandboxRateLimit?: RateLimitOptions | false;
+  sendBudget?: SendBudget;
+  /** Environment for loadConfig on top of the bench's (POLL_INTERVAL_MS...). */
+  env?: Readonly<Record<string, string>>;
+  overrides?: AppOverrides;
+  /** Called with the empty database before the app starts (bulk inserts of users and rules). */
+  seed?: (db: BenchDatabase) => Promise<void>;
+}
+
+export interface BenchWorld {
+  readonly app: App;
+  readonly double: DiscordDouble;
+  readonly sandbox: Sandbox;
+  readonly db: BenchDatabase;
+  readonly logs: LogSink;
+  /** The app's alert engine (the default "alerts" background service). */
+  engine(): AlertEngine;
+  stop(): Promise<void>;
+}
+
+function hasEngine(s: BackgroundService): s is BackgroundService & { engine: AlertEngine } {
+  return "engine" in s && typeof (s as { engine?: unknown }).engine === "object";
+}
+
+/** The app's alert engine (the default "alerts" background service). */
+export function engineOf(app: App): AlertEngine {
+  const service = app.services.find(hasEngine);
+  if (!service) throw new Error("the app runs no alert engine service");
+  return service.engine;
+}
+
+export async function startBenchWorld(opts: BenchWorldOptions): Promise<BenchWorld> {
+  const closers: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+  };
+  try {
+    const logs = logSink();
+    const { bot, humans } = defaultUsers(DEFAULT_IDS.application);
+    const guild = defaultGuild(bot.id);
+    const extra = opts.users ?? [];
+    const double = await startDiscordDouble({
+      users: [...humans, ...extra],
+      guilds: [{ ...guild, members: [...guild.members, ...extra.map((u) => ({ userId: u.id, roles: [] }))] }],
+      ...(opts.sendBudget ? { sendBudget: opts.sendBudget } : {}),
+    });
+    closers.push(() => double.close());
+    const sandbox = await startSandbox({
+      ...(opts.sandboxRateLimit === undefined ? {} : { rateLimit: opts.sandboxRateLimit }),
+    });
+    closers.push(() => sandbox.close());
+    const db = await opts.postgres.create();
+    closers.push(() => db.close());
+    if (opts.seed) await opts.seed(db);
+    const dataDir = await mkdtemp(path.join(tmpdir(), "bench-app-"));
+    closers.push(() => rm(dataDir, { recursive: true, force: true }));
+    const config = loadConfig(
+      {
+        DISCORD_TOKEN: "bench-bot-token",
+        DISCORD_API_URL: double.apiUrl,
+        MARKET_BASE_URL: sandbox.baseUrl,
+        DATABASE_URL: db.url,
+        ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        NODE_ENV: "production",
+        HTTP_PORT: "0",
+        ...opts.env,
+      },
+      dataDir,
+    );
+    const app = await createApp(config, { logger: logs.logger, database: db, ...opts.overrides });
+    closers.push(() => app.stop());
+    return {
+      app,
+      double,
+      sandbox,
+      db,
+      logs,
+      engine: () => engineOf(app),
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
