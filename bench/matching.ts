@@ -5,6 +5,7 @@ import { runInNewContext } from "node:vm";
 import type { z } from "zod";
 import { Listing } from "../src/market/schemas.ts";
 import type { RuleFilters } from "../src/alerts/ruleFilters.ts";
+import { seededRandom } from "../src/util/rng.ts";
 import {
   compileRules,
   createMatcherIndex,
@@ -14,18 +15,6 @@ import {
 } from "../src/alerts/matcher.ts";
 
 type RawListing = z.input<typeof Listing>;
-
-/** mulberry32: tiny, fast, good enough for test data; the same seed gives the same market. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Draws ranks 0..n-1 with probability ~ 1/(rank+1)^s: a few items get most of the attention. */
 function zipf(n: number, s: number, rnd: () => number): () => number {

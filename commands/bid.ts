@@ -1,17 +1,10 @@
 // /bid: place or raise an automatic bid (a ceiling) on an auction. The Bid and Raise bid buttons of
 // listing views, alerts and bid replies (ACTIONS.bidOpen) ask the ceiling in a private form.
-import {
-  ApplicationCommandOptionType,
-  ButtonStyle,
-  InteractionContextType,
-  LabelBuilder,
-  ModalBuilder,
-  TextInputBuilder,
-  TextInputStyle,
-} from "discord.js";
+import { ApplicationCommandOptionType, ButtonStyle, InteractionContextType } from "discord.js";
 import { z } from "zod";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
+import { openListingPriceForm } from "../src/discord/forms.ts";
 import { bidEmbed, button, row } from "../src/discord/render/trading.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
@@ -20,7 +13,6 @@ import type { Cents } from "../src/money.ts";
 import { placeBid } from "../src/trading/bid.ts";
 
 const LOCAL = { form: "bid.set" } as const;
-const FORM_TTL_MS = 15 * 60_000;
 /** The Raise bid button under a reply stays usable while the auction is likely still on. */
 const RAISE_TTL_MS = 24 * 60 * 60_000;
 
@@ -73,31 +65,13 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.bidOpen]: {
-      // A form must be the first answer: nothing slow happens before it.
-      defer: false,
-      async run(ctx) {
-        const listingId = parseId("listing", ctx.id.subject);
-        await ctx.showModal(
-          new ModalBuilder()
-            .setCustomId(ctx.customId(LOCAL.form, listingId, { ttlMs: FORM_TTL_MS }))
-            .setTitle(`Bid on listing ${listingId}`)
-            .addLabelComponents(
-              new LabelBuilder()
-                .setLabel("Your ceiling (USD)")
-                .setDescription("The most you would pay; the bid rises only as far as others push it.")
-                .setTextInputComponent(
-                  new TextInputBuilder()
-                    .setCustomId("max_price")
-                    .setStyle(TextInputStyle.Short)
-                    .setRequired(true)
-                    .setMaxLength(24)
-                    .setPlaceholder("e.g. 12.50"),
-                ),
-            ),
-        );
-      },
-    },
+    [ACTIONS.bidOpen]: openListingPriceForm({
+      action: LOCAL.form,
+      field: "max_price",
+      title: (listingId) => `Bid on listing ${listingId}`,
+      label: "Your ceiling (USD)",
+      description: "The most you would pay; the bid rises only as far as others push it.",
+    }),
   },
   modals: {
     [LOCAL.form]: modal({

@@ -1,9 +1,10 @@
 // /buy: a purchase in two steps. First the quote with **Confirm purchase** and **Cancel** (owner
 // only, 2 minutes); then one money-safe purchase at exactly the confirmed price. The Buy button of
 // listing views and alerts (ACTIONS.buyStart) starts the same flow.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { InteractionContextType } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import { LISTING_OPTION } from "../src/discord/options.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { buyDoneEmbed, buyQuoteMessage } from "../src/discord/render/trading.ts";
 import type { Reply } from "../src/discord/reply.ts";
@@ -40,15 +41,7 @@ export const command = defineCommand({
     name: "buy",
     description: "Buy a buy-now listing from your marketplace balance (asks to confirm first)",
     contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-    options: [
-      {
-        name: "listing",
-        description: "Listing id (a number like 123456789)",
-        type: ApplicationCommandOptionType.String,
-        required: true,
-        max_length: 24,
-      },
-    ],
+    options: [LISTING_OPTION],
   },
   execute: {
     defer: "ephemeral",

@@ -4,12 +4,14 @@
 import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import { LISTING_OPTION } from "../src/discord/options.ts";
+import { numberedPaging, pageFromSubject } from "../src/discord/pager.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { itemName } from "../src/discord/render/listing.ts";
 import { aggregatesEmbed, buyOrderEmbed, buyOrdersPageMessage } from "../src/discord/render/trading.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
-import { invalidOption, UserFacingError } from "../src/errors.ts";
+import { invalidOption } from "../src/errors.ts";
 import {
   MAX_STICKER_SELECTORS,
   parseFloatValue,
@@ -153,24 +155,13 @@ function parseClear(raw: string): ConstraintName[] {
   return [...names];
 }
 
-function pageFromSubject(subject: string): number {
-  if (!/^\d{1,4}$/.test(subject))
-    throw new UserFacingError("invalid_input", "This button is damaged; run the command again.");
-  return Number(subject);
-}
-
 async function ordersPage(ctx: BaseContext, page: number): Promise<Reply> {
   const trader = await linkedTrader(ctx);
   const result = await listBuyOrders(trader.deps, { page });
   const id = (p: number) => ctx.customId(LOCAL.page, String(p), { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
-    ...buyOrdersPageMessage(result, {
-      previousId: id(Math.max(0, page - 1)),
-      nextId: id(page + 1),
-      hasPrevious: page > 0,
-      hasNext: result.hasMore,
-    }),
+    ...buyOrdersPageMessage(result, numberedPaging(page, result.hasMore, id)),
   };
 }
 
@@ -238,15 +229,7 @@ export const command = defineCommand({
         name: "matches",
         description: "Standing buy orders a listing would fill",
         type: ApplicationCommandOptionType.Subcommand,
-        options: [
-          {
-            name: "listing",
-            description: "Listing id (a number like 123456789)",
-            type: S,
-            required: true,
-            max_length: 24,
-          },
-        ],
+        options: [LISTING_OPTION],
       },
       {
         name: "similar",

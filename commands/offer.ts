@@ -1,26 +1,20 @@
 // /offer: negotiate below the asking price (make, counter) and read one's offers. The Make offer
 // button of a listing view (ACTIONS.offerOpen) asks the price in a private form.
-import {
-  ApplicationCommandOptionType,
-  InteractionContextType,
-  LabelBuilder,
-  ModalBuilder,
-  TextInputBuilder,
-  TextInputStyle,
-} from "discord.js";
+import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
 import { z } from "zod";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
+import { openListingPriceForm } from "../src/discord/forms.ts";
+import { LISTING_OPTION } from "../src/discord/options.ts";
+import { numberedPaging, pageFromSubject } from "../src/discord/pager.ts";
 import { offerEmbed, offersPageMessage } from "../src/discord/render/trading.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
-import { UserFacingError } from "../src/errors.ts";
 import { parseId, parseIntOption, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
 import { counterOffer, listOffers, makeOffer } from "../src/trading/offers.ts";
 
 const LOCAL = { form: "offer.set", page: "offer.page" } as const;
-const FORM_TTL_MS = 15 * 60_000;
 const PAGE_TTL_MS = 30 * 60_000;
 const MAX_PAGE = 1000;
 
@@ -39,28 +33,9 @@ async function offersPage(ctx: BaseContext, page: number): Promise<Reply> {
   const id = (p: number) => ctx.customId(LOCAL.page, String(p), { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
-    ...offersPageMessage(result, {
-      previousId: id(Math.max(0, page - 1)),
-      nextId: id(page + 1),
-      hasPrevious: page > 0,
-      hasNext: result.hasMore,
-    }),
+    ...offersPageMessage(result, numberedPaging(page, result.hasMore, id)),
   };
 }
-
-function pageFromSubject(subject: string): number {
-  if (!/^\d{1,4}$/.test(subject))
-    throw new UserFacingError("invalid_input", "This button is damaged; run the command again.");
-  return Number(subject);
-}
-
-const listingOption = {
-  name: "listing",
-  description: "Listing id (a number like 123456789)",
-  type: ApplicationCommandOptionType.String,
-  required: true,
-  max_length: 24,
-} as const;
 
 export const command = defineCommand({
   definition: {
@@ -73,7 +48,7 @@ export const command = defineCommand({
         description: "Offer a price below the asking price",
         type: ApplicationCommandOptionType.Subcommand,
         options: [
-          listingOption,
+          LISTING_OPTION,
           {
             name: "price",
             description: "Your offer in USD, e.g. 12.50",
@@ -149,31 +124,13 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.offerOpen]: {
-      // A form must be the first answer: nothing slow happens before it.
-      defer: false,
-      async run(ctx) {
-        const listingId = parseId("listing", ctx.id.subject);
-        await ctx.showModal(
-          new ModalBuilder()
-            .setCustomId(ctx.customId(LOCAL.form, listingId, { ttlMs: FORM_TTL_MS }))
-            .setTitle(`Offer on listing ${listingId}`)
-            .addLabelComponents(
-              new LabelBuilder()
-                .setLabel("Your offer (USD)")
-                .setDescription("Below the asking price; the seller may accept or counter.")
-                .setTextInputComponent(
-                  new TextInputBuilder()
-                    .setCustomId("price")
-                    .setStyle(TextInputStyle.Short)
-                    .setRequired(true)
-                    .setMaxLength(24)
-                    .setPlaceholder("e.g. 12.50"),
-                ),
-            ),
-        );
-      },
-    },
+    [ACTIONS.offerOpen]: openListingPriceForm({
+      action: LOCAL.form,
+      field: "price",
+      title: (listingId) => `Offer on listing ${listingId}`,
+      label: "Your offer (USD)",
+      description: "Below the asking price; the seller may accept or counter.",
+    }),
     [LOCAL.page]: {
       defer: "update",
       async run(ctx) {

@@ -10,7 +10,7 @@ import {
   type Choice,
 } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
-import { createPager, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
+import { createPager, cursorPaging, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
 import { perApp } from "../src/discord/perApp.ts";
 import { money } from "../src/discord/render/format.ts";
 import { filtersSummary, listingPageMessage, PAGE_SIZE, SORT_NAMES } from "../src/discord/render/search.ts";
@@ -135,7 +135,6 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
     { ...ref.query, ...(ref.cursor ? { cursor: ref.cursor } : {}), limit: PAGE_SIZE },
   );
   itemNames(ctx.deps).remember(page.listings.map((l) => l.itemName));
-  const { hasPrevious, hasNext } = pager.record(ref, page.cursor);
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const sort = ref.query.sortBy ?? "best_deal";
   return listingPageMessage({
@@ -150,12 +149,7 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
         : "No more results.",
     footer: `sorted by ${SORT_NAMES[sort].toLowerCase()}`,
     openId: idFor(ACTIONS.searchOpen, ""),
-    paging: {
-      previousId: idFor(ACTIONS.searchPage, pager.subject(ref, Math.max(0, ref.page - 1))),
-      nextId: idFor(ACTIONS.searchPage, pager.subject(ref, ref.page + 1)),
-      hasPrevious,
-      hasNext,
-    },
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.searchPage, subject)),
   });
 }
 

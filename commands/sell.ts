@@ -4,7 +4,8 @@ import { ApplicationCommandOptionType, InteractionContextType } from "discord.js
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
-import { createPager, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
+import { LISTING_OPTION } from "../src/discord/options.ts";
+import { createPager, cursorPaging, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
 import { perApp } from "../src/discord/perApp.ts";
 import { money } from "../src/discord/render/format.ts";
 import { listingPageMessage, PAGE_SIZE } from "../src/discord/render/search.ts";
@@ -40,7 +41,6 @@ async function minePage(ctx: BaseContext, ref: PageRef<MineQuery>): Promise<Omit
     ...(ref.cursor ? { cursor: ref.cursor } : {}),
   });
   const pager = minePager(ctx.deps);
-  const { hasPrevious, hasNext } = pager.record(ref, page.cursor);
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const totals =
     page.totalCount === undefined || page.totalCount === 0
@@ -54,12 +54,7 @@ async function minePage(ctx: BaseContext, ref: PageRef<MineQuery>): Promise<Omit
     empty: ref.page === 0 ? "You have nothing listed. List an item with `/sell list`." : "No more listings.",
     footer: "Remove with /sell delist · reprice with /sell reprice",
     openId: idFor(ACTIONS.searchOpen, ""),
-    paging: {
-      previousId: idFor(LOCAL.page, pager.subject(ref, Math.max(0, ref.page - 1))),
-      nextId: idFor(LOCAL.page, pager.subject(ref, ref.page + 1)),
-      hasPrevious,
-      hasNext,
-    },
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(LOCAL.page, subject)),
   });
 }
 
@@ -121,13 +116,7 @@ export const command = defineCommand({
         description: "Change the price of one of your buy-now listings",
         type: ApplicationCommandOptionType.Subcommand,
         options: [
-          {
-            name: "listing",
-            description: "Listing id (a number like 123456789)",
-            type: S,
-            required: true,
-            max_length: 24,
-          },
+          LISTING_OPTION,
           {
             name: "price",
             description: "New price in USD, e.g. 12.50",

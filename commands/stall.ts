@@ -4,7 +4,7 @@ import { marketForReads } from "../src/accounts/readMarket.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
-import { createPager, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
+import { createPager, cursorPaging, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
 import { perApp } from "../src/discord/perApp.ts";
 import { money } from "../src/discord/render/format.ts";
 import { itemName } from "../src/discord/render/listing.ts";
@@ -45,7 +45,6 @@ async function stallPage(ctx: BaseContext, ref: PageRef<StallQuery>): Promise<Me
       ...(ref.query.filter ? { filter: ref.query.filter } : {}),
     },
   );
-  const { hasPrevious, hasNext } = pager.record(ref, page.cursor);
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const seller = page.listings.find((l) => l.sellerName !== undefined)?.sellerName;
   const totals = [
@@ -67,12 +66,7 @@ async function stallPage(ctx: BaseContext, ref: PageRef<StallQuery>): Promise<Me
     empty: ref.page === 0 ? "This seller has nothing listed right now." : "No more listings.",
     footer: `seller ${ref.query.platformId}`,
     openId: idFor(ACTIONS.searchOpen, ""),
-    paging: {
-      previousId: idFor(ACTIONS.stallPage, pager.subject(ref, Math.max(0, ref.page - 1))),
-      nextId: idFor(ACTIONS.stallPage, pager.subject(ref, ref.page + 1)),
-      hasPrevious,
-      hasNext,
-    },
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.stallPage, subject)),
   });
 }
 

@@ -5,6 +5,7 @@
 import { ApplicationCommandOptionType, ButtonStyle, InteractionContextType } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import { numberedPaging } from "../src/discord/pager.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import {
   button,
@@ -126,12 +127,7 @@ async function listReply(ctx: BaseContext, page: number, filter: ListFilter): Pr
         ...tradeIds(ctx),
         acceptAllId: ctx.customId(ACTIONS.tradeAcceptAll, "", { ttlMs: BUTTON_TTL_MS }),
         openId: ctx.customId(LOCAL.open, "", { ttlMs: BUTTON_TTL_MS }),
-        paging: {
-          previousId: pageId(Math.max(0, page - 1)),
-          nextId: pageId(page + 1),
-          hasPrevious: page > 0,
-          hasNext: result.hasMore,
-        },
+        paging: numberedPaging(page, result.hasMore, pageId),
       },
     ),
   };

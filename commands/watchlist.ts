@@ -5,7 +5,8 @@ import { requireAccount } from "../src/accounts/requireAccount.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
-import { createPager, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
+import { LISTING_OPTION } from "../src/discord/options.ts";
+import { createPager, cursorPaging, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
 import { perApp } from "../src/discord/perApp.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { listingPageMessage, PAGE_SIZE } from "../src/discord/render/search.ts";
@@ -28,7 +29,6 @@ async function watchlistPage(ctx: BaseContext, ref: PageRef<WatchlistQuery>): Pr
   const deps = await linkedDeps(ctx);
   const pager = watchPager(ctx.deps);
   const page = await listWatchlist(deps, { limit: PAGE_SIZE, ...(ref.cursor ? { cursor: ref.cursor } : {}) });
-  const { hasPrevious, hasNext } = pager.record(ref, page.cursor);
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   return listingPageMessage({
     title: "Your watchlist",
@@ -41,12 +41,7 @@ async function watchlistPage(ctx: BaseContext, ref: PageRef<WatchlistQuery>): Pr
         : "No more listings.",
     footer: "your marketplace watchlist",
     openId: idFor(ACTIONS.searchOpen, ""),
-    paging: {
-      previousId: idFor(ACTIONS.watchPage, pager.subject(ref, Math.max(0, ref.page - 1))),
-      nextId: idFor(ACTIONS.watchPage, pager.subject(ref, ref.page + 1)),
-      hasPrevious,
-      hasNext,
-    },
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.watchPage, subject)),
   });
 }
 
@@ -75,14 +70,6 @@ function fromButton(run: (ctx: BaseContext, listingId: string) => Promise<Reply>
   return { defer: "ephemeral", run: (ctx) => run(ctx, parseId("listing", ctx.id.subject)) };
 }
 
-const listingOption = {
-  name: "listing",
-  description: "Listing id (a number like 123456789)",
-  type: ApplicationCommandOptionType.String,
-  required: true,
-  max_length: 24,
-} as const;
-
 export const command = defineCommand({
   definition: {
     name: "watchlist",
@@ -98,13 +85,13 @@ export const command = defineCommand({
         name: "add",
         description: "Watch a listing on the marketplace",
         type: ApplicationCommandOptionType.Subcommand,
-        options: [listingOption],
+        options: [LISTING_OPTION],
       },
       {
         name: "remove",
         description: "Stop watching a listing",
         type: ApplicationCommandOptionType.Subcommand,
-        options: [listingOption],
+        options: [LISTING_OPTION],
       },
     ],
   },

@@ -22,6 +22,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import { startSandbox, type Sandbox } from "./sandbox/index.ts";
+import { withTimeout } from "./util/timeout.ts";
 
 /** Something that runs beside the bot (alert engine, pollers, HTTP server): started after login. */
 export interface BackgroundService {
@@ -168,7 +169,10 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
         : { autocompleteBudgetMs: overrides.autocompleteBudgetMs }),
     });
     router.attach(client);
-    closers.push({ name: "in-flight interactions", close: () => withTimeout(router.drain(), 5000) });
+    closers.push({
+      name: "in-flight interactions",
+      close: () => withTimeout(router.drain(), 5000, { message: "timed out" }),
+    });
 
     const ready = await login(client, token, overrides.readyTimeoutMs ?? 30_000);
     log.info({ user: ready.user.tag, guilds: ready.guilds.cache.size }, "connected to Discord");
@@ -226,7 +230,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
 async function login(client: Client, token: string, timeoutMs: number): Promise<Client<true>> {
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
   await client.login(token);
-  return withTimeout(ready, timeoutMs, "Discord did not send READY in time");
+  return withTimeout(ready, timeoutMs, { message: "Discord did not send READY in time" });
 }
 
 /** Registration failing must not keep the bot down: the previous commands still work. */
@@ -265,18 +269,4 @@ function announceSandbox(log: Logger, sandbox: Sandbox): void {
     { demoKeys: sandbox.users.map((u) => `${u.name}: ${u.apiKey}`) },
     "sandbox demo API keys (public test values): link one with /account link",
   );
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, message = "timed out"): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

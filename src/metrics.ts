@@ -5,6 +5,7 @@ import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";
 import type { MarketCallEvent, MarketMetrics } from "./market/client.ts";
+import { withTimeout } from "./util/timeout.ts";
 
 /** Where this process stands with the shared listing feed (only the leader replica runs it). */
 export interface FeedHealth {
@@ -246,20 +247,6 @@ function processRegistry(): Registry {
     collectDefaultMetrics({ register: sharedProcessRegistry });
   }
   return sharedProcessRegistry;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** One market hook feeding several sinks (the app's metrics and, in tests, an observer). */

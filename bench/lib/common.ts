@@ -75,17 +75,8 @@ export async function waitUntil<T>(
   }
 }
 
-/** mulberry32: the same seed gives the same run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seed gives the same run. */
+export { seededRandom } from "../../src/util/rng.ts";
 
 export interface LogSink {
   readonly logger: Logger;

@@ -4,6 +4,7 @@ import { ApplicationCommandOptionType, type APIApplicationCommandSubcommandOptio
 import { requireAccount } from "../../src/accounts/requireAccount.ts";
 import { listTransactions } from "../../src/accounts/transactions.ts";
 import type { BaseContext, CommandHandler, ComponentHandler } from "../../src/discord/command.ts";
+import { numberedPaging } from "../../src/discord/pager.ts";
 import { transactionsPageMessage, transactionTypeLabel } from "../../src/discord/render/account.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { invalidOption, UserFacingError } from "../../src/errors.ts";
@@ -55,12 +56,7 @@ async function transactionsPage(
   const id = (p: number) => ctx.customId(PAGE_ACTION, `${p}.${type ?? "any"}`, { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
-    ...transactionsPageMessage(result, type, {
-      previousId: id(Math.max(0, page - 1)),
-      nextId: id(page + 1),
-      hasPrevious: page > 0,
-      hasNext: result.hasMore,
-    }),
+    ...transactionsPageMessage(result, type, numberedPaging(page, result.hasMore, id)),
   };
 }
 

@@ -122,15 +122,7 @@ export const DigestAlert = z.object({
 });
 export type DigestAlert = z.infer<typeof DigestAlert>;
 
-export const AlertContent = z.discriminatedUnion("kind", [
-  ListingAlert,
-  OutbidAlert,
-  AuctionEndedAlert,
-  TradeAlert,
-  BuyOrderFillAlert,
-  KeyRevokedAlert,
-  DigestAlert,
-]);
+export const AlertContent = z.discriminatedUnion("kind", [...SingleAlert.options, DigestAlert]);
 export type AlertContent = z.infer<typeof AlertContent>;
 
 /** The stored shape of an outbox payload. */

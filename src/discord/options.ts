@@ -2,6 +2,15 @@
 import { ApplicationCommandOptionType, type CommandInteractionOption } from "discord.js";
 import { invalidOption } from "../errors.ts";
 
+/** The required `listing` option of the commands that act on one listing. */
+export const LISTING_OPTION = {
+  name: "listing",
+  description: "Listing id (a number like 123456789)",
+  type: ApplicationCommandOptionType.String,
+  required: true,
+  max_length: 24,
+} as const;
+
 /** The shape of any option in a definition (`as const` keeps names and types literal). */
 export interface AnyOption {
   readonly name: string;

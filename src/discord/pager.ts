@@ -7,6 +7,7 @@
 // command again"). A table would add a migration and a sweeper for nothing a user would notice.
 import { randomBytes } from "node:crypto";
 import { UserFacingError } from "../errors.ts";
+import type { Paging } from "./render/trading.ts";
 
 /** How long a result set stays pageable after its last use. */
 export const PAGER_TTL_MS = 30 * 60_000;
@@ -95,4 +96,43 @@ export function createPager<Q>(now: () => number): Pager<Q> {
     },
     subject: (ref, page) => `${ref.token}.${page}`,
   };
+}
+
+/**
+ * Records the read of `ref` (`next`: the cursor of the page after it) and returns its Previous/Next
+ * controls; `idFor` makes a button's custom id from its subject.
+ */
+export function cursorPaging<Q>(
+  pager: Pager<Q>,
+  ref: PageRef<Q>,
+  next: string | undefined,
+  idFor: (subject: string) => string,
+): Paging {
+  const { hasPrevious, hasNext } = pager.record(ref, next);
+  return {
+    previousId: idFor(pager.subject(ref, Math.max(0, ref.page - 1))),
+    nextId: idFor(pager.subject(ref, ref.page + 1)),
+    hasPrevious,
+    hasNext,
+  };
+}
+
+// ---- numbered pages -----------------------------------------------------------------------------
+// Lists the marketplace reads by page number need no memory: the buttons carry the number.
+
+/** Previous/Next for zero-based `page`; `idFor` makes the custom id of a button leading to a page. */
+export function numberedPaging(page: number, hasMore: boolean, idFor: (page: number) => string): Paging {
+  return {
+    previousId: idFor(Math.max(0, page - 1)),
+    nextId: idFor(page + 1),
+    hasPrevious: page > 0,
+    hasNext: hasMore,
+  };
+}
+
+/** The zero-based page a numbered Previous/Next button carries as its whole subject. */
+export function pageFromSubject(subject: string): number {
+  if (!/^\d{1,4}$/.test(subject))
+    throw new UserFacingError("invalid_input", "This button is damaged; run the command again.");
+  return Number(subject);
 }

@@ -2,6 +2,7 @@
 import { Status, type Client } from "discord.js";
 import type pg from "pg";
 import type { FeedHealth } from "../metrics.ts";
+import { withTimeout } from "../util/timeout.ts";
 
 export interface CheckResult {
   readonly ok: boolean;
@@ -28,7 +29,10 @@ export async function runChecks(
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
       try {
-        return [name, await withTimeout(Promise.resolve().then(check), timeoutMs)];
+        return [
+          name,
+          await withTimeout(Promise.resolve().then(check), timeoutMs, { errorClass: TimeoutError }),
+        ];
       } catch (err) {
         return [name, { ok: false, detail: err instanceof TimeoutError ? err.message : describeError(err) }];
       }
@@ -58,7 +62,7 @@ export function databaseCheck(pool: pg.Pool, timeoutMs = CHECK_TIMEOUT_MS): Heal
   return async () => {
     const started = Date.now();
     try {
-      await withTimeout(pool.query("SELECT 1"), timeoutMs);
+      await withTimeout(pool.query("SELECT 1"), timeoutMs, { errorClass: TimeoutError });
     } catch (err) {
       const why = err instanceof TimeoutError ? err.message : describeError(err);
       return { ok: false, detail: `database unreachable: ${why}` };
@@ -95,20 +99,6 @@ export function feedLagLimitMs(pollIntervalMs: number): number {
 }
 
 class TimeoutError extends Error {}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The error's class and code only: driver messages may quote hosts or users. */
 function describeError(err: unknown): string {

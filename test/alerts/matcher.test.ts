@@ -8,7 +8,7 @@ import {
   type MatcherRule,
   type RuleRef,
 } from "../../src/alerts/matcher.ts";
-import { seededRandom } from "../../bench/matching.ts";
+import { seededRandom } from "../../src/util/rng.ts";
 import { listingWith, type RawListing } from "./fixtures.ts";
 
 // Small value domains on purpose: random rules and listings then collide often, so matches,

@@ -1,36 +1,29 @@
 // /account settings and /account transactions end to end (settings in real Postgres, ledger from
 // the sandbox marketplace).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bot, BotUser } from "../support/harness.ts";
-import { startBot } from "../support/harness.ts";
+import { stopAlertPolling, type Bot, type BotUser } from "../support/harness.ts";
 import {
   answer,
   buttonId,
   isEphemeral,
   labels,
-  marketOf,
-  stopBackgroundPolling,
   textOf,
   totalHits,
+  startTradingBot,
+  stopTradingBot,
+  type MarketView,
 } from "./trading-support.ts";
 
 let bot: Bot;
 let alice: BotUser;
 let bob: BotUser;
-let market: ReturnType<typeof marketOf>;
+let market: MarketView;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopBackgroundPolling(bot);
-  ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  market = marketOf(bot);
+  ({ bot, alice, bob, market } = await startTradingBot(["alice"]));
 });
 
-afterAll(async () => {
-  await market?.close();
-  await bot?.stop();
-});
+afterAll(() => stopTradingBot(bot, market));
 
 const rowOf = (user: BotUser) => bot.db.prisma.user.findUnique({ where: { discordId: user.id } });
 
@@ -71,7 +64,7 @@ describe("/account settings", () => {
     expect(Number(row?.dailyCapCents)).toBe(120_050);
 
     bot = await bot.restart();
-    await stopBackgroundPolling(bot);
+    await stopAlertPolling(bot);
     const shown = textOf(await answer(bot.double.slash(alice, "account settings", {})));
     expect(shown).toContain(`<#${bot.double.channelId}>`);
     expect(shown).toContain("$50.00");

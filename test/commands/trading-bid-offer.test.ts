@@ -4,37 +4,29 @@ import { ACTIONS } from "../../src/discord/actions.ts";
 import { encodeCustomId } from "../../src/discord/customId.ts";
 import { renderAlert } from "../../src/discord/render/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
-import { startBot } from "../support/harness.ts";
 import type { InteractionHandle, StoredMessage } from "../support/discord.ts";
 import {
   answer,
   buttonId,
   hits,
   isEphemeral,
-  marketOf,
-  stopBackgroundPolling,
   textOf,
   totalHits,
+  startTradingBot,
+  stopTradingBot,
+  type MarketView,
 } from "./trading-support.ts";
 
 let bot: Bot;
 let alice: BotUser;
 let bob: BotUser;
-let market: ReturnType<typeof marketOf>;
+let market: MarketView;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopBackgroundPolling(bot);
-  ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
-  market = marketOf(bot);
+  ({ bot, alice, bob, market } = await startTradingBot(["alice", "bob"]));
 });
 
-afterAll(async () => {
-  await market?.close();
-  await bot?.stop();
-});
+afterAll(() => stopTradingBot(bot, market));
 
 /** Presses a button that must open a form; returns the form's custom id. */
 async function formOf(press: InteractionHandle): Promise<string> {

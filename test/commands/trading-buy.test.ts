@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderAlert } from "../../src/discord/render/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
-import { startBot } from "../support/harness.ts";
 import {
   answer,
   buttonId,
@@ -10,10 +9,11 @@ import {
   hits,
   isEphemeral,
   labels,
-  marketOf,
   textOf,
   totalHits,
-  stopBackgroundPolling,
+  startTradingBot,
+  stopTradingBot,
+  type MarketView,
 } from "./trading-support.ts";
 
 const BUY = "POST /listings/buy";
@@ -21,23 +21,17 @@ const BUY = "POST /listings/buy";
 let bot: Bot;
 let alice: BotUser;
 let bob: BotUser;
-let market: ReturnType<typeof marketOf>;
+let market: MarketView;
 /** The bot's clock runs this far ahead of real time (expiry tests). */
 let clockOffsetMs = 0;
 
 beforeAll(async () => {
-  bot = await startBot({ overrides: { now: () => new Date(Date.now() + clockOffsetMs) } });
-  await stopBackgroundPolling(bot);
-  ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
-  market = marketOf(bot);
+  ({ bot, alice, bob, market } = await startTradingBot(["alice", "bob"], {
+    overrides: { now: () => new Date(Date.now() + clockOffsetMs) },
+  }));
 });
 
-afterAll(async () => {
-  await market?.close();
-  await bot?.stop();
-});
+afterAll(() => stopTradingBot(bot, market));
 
 const balanceOf = (u: BotUser) => bot.sandbox.control.balance(u.demo.platformId).balance;
 

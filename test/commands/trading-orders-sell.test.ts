@@ -1,34 +1,27 @@
 // /buyorder and /sell end to end: constraints survive edits, bulk removal reports per listing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bot, BotUser } from "../support/harness.ts";
-import { startBot } from "../support/harness.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import {
   answer,
   hits,
   isEphemeral,
-  marketOf,
-  stopBackgroundPolling,
   textOf,
   totalHits,
+  startTradingBot,
+  stopTradingBot,
+  type MarketView,
 } from "./trading-support.ts";
 
 let bot: Bot;
 let alice: BotUser;
-let market: ReturnType<typeof marketOf>;
+let market: MarketView;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopBackgroundPolling(bot);
-  ({ alice } = bot.users);
-  await bot.link(alice);
-  market = marketOf(bot);
+  ({ bot, alice, market } = await startTradingBot(["alice"]));
 });
 
-afterAll(async () => {
-  await market?.close();
-  await bot?.stop();
-});
+afterAll(() => stopTradingBot(bot, market));
 
 const footerId = (m: StoredMessage, noun: string) => {
   const footer = m.embeds[0]?.footer?.text ?? "";

@@ -2,8 +2,14 @@
 // (request counts by route), and the marketplace as a given user sees it (to check upstream state).
 import { createLogger } from "../../src/log.ts";
 import { createMarketClient, type MarketApi, type MarketClient } from "../../src/market/client.ts";
-import type { Bot, BotUser } from "../support/harness.ts";
-import { isEphemeral, textOf, type InteractionHandle, type StoredMessage } from "../support/discord.ts";
+import { startQuietBot, type Bot, type BotUser, type StartBotOptions } from "../support/harness.ts";
+import {
+  isEphemeral,
+  textOf,
+  userAnswer,
+  type InteractionHandle,
+  type StoredMessage,
+} from "../support/discord.ts";
 
 export { isEphemeral, textOf };
 
@@ -12,17 +18,7 @@ export { isEphemeral, textOf };
  * source message, or a follow-up (errors after a deferred update arrive as follow-ups).
  */
 export function answer(h: InteractionHandle, timeoutMs = 10_000): Promise<StoredMessage> {
-  return h.waitFor((s) => {
-    const first = s.responses[0];
-    if (!first) return undefined;
-    if (first.type === 9) throw new Error("answered with a form, not a message");
-    const last = s.followUps.at(-1);
-    if (last) return last;
-    if (!s.original) return undefined;
-    if (first.type === 5) return s.original.loading ? undefined : s.original;
-    if (first.type === 6) return (s.original.editedAt ?? 0) >= first.at ? s.original : undefined;
-    return s.original;
-  }, timeoutMs);
+  return userAnswer(h, timeoutMs);
 }
 
 interface ButtonLike {
@@ -74,7 +70,12 @@ export function totalHits(bot: Bot): number {
 }
 
 /** Direct marketplace access as a demo user, to check what happened upstream. */
-export function marketOf(bot: Bot): { as(user: BotUser): MarketApi; close(): Promise<void> } {
+export interface MarketView {
+  as(user: BotUser): MarketApi;
+  close(): Promise<void>;
+}
+
+export function marketOf(bot: Bot): MarketView {
   const client: MarketClient = createMarketClient({
     baseUrl: bot.sandbox.baseUrl,
     logger: createLogger({ level: "silent" }),
@@ -82,13 +83,28 @@ export function marketOf(bot: Bot): { as(user: BotUser): MarketApi; close(): Pro
   return { as: (user) => client.forKey(user.demo.apiKey), close: () => client.close() };
 }
 
+export interface TradingSuite {
+  readonly bot: Bot;
+  readonly alice: BotUser;
+  readonly bob: BotUser;
+  readonly market: MarketView;
+}
+
 /**
- * The alert engine polls the marketplace in the background (feed, bids, trades). Command tests
- * stop it so that the sandbox's request counts belong to the command under test alone.
+ * The bot of a trading suite (call in beforeAll): the alert engine's background polling stopped,
+ * so that the sandbox's request counts belong to the command under test alone, `link` users
+ * linked, and direct marketplace access. Close it with `stopTradingBot` in afterAll.
  */
-export async function stopBackgroundPolling(bot: Bot): Promise<void> {
-  const alerts = bot.app.services.find((s) => s.name === "alerts");
-  if (!alerts)
-    throw new Error(`no alerts service; services: ${bot.app.services.map((s) => s.name).join(", ")}`);
-  await alerts.stop();
+export async function startTradingBot(
+  link: readonly (keyof Bot["users"])[],
+  opts: StartBotOptions = {},
+): Promise<TradingSuite> {
+  const bot = await startQuietBot(link, opts);
+  return { bot, ...bot.users, market: marketOf(bot) };
+}
+
+/** Closes what `startTradingBot` opened (either may be missing when beforeAll failed). */
+export async function stopTradingBot(bot: Bot | undefined, market: MarketView | undefined): Promise<void> {
+  await market?.close();
+  await bot?.stop();
 }

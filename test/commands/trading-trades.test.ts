@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderAlert } from "../../src/discord/render/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
-import { startBot } from "../support/harness.ts";
 import {
   answer,
   buttonId,
@@ -10,30 +9,23 @@ import {
   hits,
   isEphemeral,
   labels,
-  marketOf,
-  stopBackgroundPolling,
   textOf,
   totalHits,
+  startTradingBot,
+  stopTradingBot,
+  type MarketView,
 } from "./trading-support.ts";
 
 let bot: Bot;
 let alice: BotUser;
 let bob: BotUser;
-let market: ReturnType<typeof marketOf>;
+let market: MarketView;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopBackgroundPolling(bot);
-  ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
-  market = marketOf(bot);
+  ({ bot, alice, bob, market } = await startTradingBot(["alice", "bob"]));
 });
 
-afterAll(async () => {
-  await market?.close();
-  await bot?.stop();
-});
+afterAll(() => stopTradingBot(bot, market));
 
 /** A buyer bought one of alice's items: a trade waiting for her to accept. */
 const saleForAlice = () => bot.sandbox.control.createSaleForSeller(alice.demo.platformId);

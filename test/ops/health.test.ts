@@ -7,7 +7,7 @@ import { createLogger } from "../../src/log.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { testServerUrl } from "../support/db.ts";
 import { startBot, type Bot } from "../support/harness.ts";
-import { eventually, get, health } from "./support.ts";
+import { get, health, healthTurns } from "./support.ts";
 
 async function setDatabaseReachable(name: string, reachable: boolean): Promise<void> {
   const admin = new pg.Client({ connectionString: testServerUrl() });
@@ -54,28 +54,14 @@ describe("GET /healthz on a running bot", () => {
 
   it("GIVEN the database refuses connections WHEN probed THEN 503 naming the database; WHEN it is back THEN 200", async () => {
     await setDatabaseReachable(bot.db.name, false);
-    const down = await eventually(
-      async () => {
-        const h = await health(bot.app.http.url);
-        return h.status === 503 ? h : undefined;
-      },
-      10_000,
-      "/healthz to fail",
-    );
+    const down = await healthTurns(bot.app.http.url, 503, "/healthz to fail");
     expect(down.body.status).toBe("fail");
     expect(down.body.checks.database?.ok).toBe(false);
     expect(down.body.checks.database?.detail).toMatch(/^database unreachable/);
     expect(down.body.checks.discord?.ok).toBe(true);
 
     await setDatabaseReachable(bot.db.name, true);
-    const up = await eventually(
-      async () => {
-        const h = await health(bot.app.http.url);
-        return h.status === 200 ? h : undefined;
-      },
-      10_000,
-      "/healthz to recover",
-    );
+    const up = await healthTurns(bot.app.http.url, 200, "/healthz to recover");
     expect(up.body.checks.database?.ok).toBe(true);
   });
 
@@ -103,14 +89,7 @@ describe("GET /healthz when Discord is gone", () => {
 
     await bot.double.close();
 
-    const down = await eventually(
-      async () => {
-        const h = await health(bot.app.http.url);
-        return h.status === 503 ? h : undefined;
-      },
-      10_000,
-      "/healthz to fail",
-    );
+    const down = await healthTurns(bot.app.http.url, 503, "/healthz to fail");
     expect(down.body.checks.discord?.ok).toBe(false);
     expect(down.body.checks.database?.ok).toBe(true);
   });

@@ -29,6 +29,22 @@ export async function health(baseUrl: string): Promise<{ status: number; body: H
   return { status: answer.status, body: JSON.parse(answer.text) as HealthBody };
 }
 
+/** Probes /healthz until it answers `status` (10 s at most); resolves with that answer. */
+export function healthTurns(
+  baseUrl: string,
+  status: number,
+  what: string,
+): Promise<{ status: number; body: HealthBody }> {
+  return eventually(
+    async () => {
+      const h = await health(baseUrl);
+      return h.status === status ? h : undefined;
+    },
+    10_000,
+    what,
+  );
+}
+
 export interface Sample {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;

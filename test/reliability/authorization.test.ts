@@ -6,7 +6,7 @@ import { commandModules } from "../../commands/index.ts";
 import { decodeCustomId } from "../../src/discord/customId.ts";
 import { createRegistry } from "../../src/discord/registry.ts";
 import { DEFAULT_IDS, type InteractionHandle, type StoredMessage } from "../support/discord.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
 import {
   answer,
@@ -14,7 +14,6 @@ import {
   dbSnapshot,
   inhumaneParts,
   isEphemeral,
-  stopAlertPolling,
   textOf,
   upstreamTotal,
   visibleMessages,
@@ -58,11 +57,8 @@ let alice: BotUser;
 let bob: BotUser;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopAlertPolling(bot);
+  bot = await startQuietBot(["alice", "bob"]);
   ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
 });
 
 afterAll(async () => {

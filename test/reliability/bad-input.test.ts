@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/discord/actions.ts";
 import { type DispatchOptions, type InteractionHandle, type SlashOptions } from "../support/discord.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
 import {
   answer,
@@ -12,7 +12,6 @@ import {
   dbSnapshot,
   inhumaneParts,
   isEphemeral,
-  stopAlertPolling,
   textOf,
   upstreamTotal,
   visibleMessages,
@@ -638,11 +637,8 @@ const CASES: readonly BadCase[] = [
 let world: World;
 
 beforeAll(async () => {
-  const bot = await startBot();
-  await stopAlertPolling(bot);
+  const bot = await startQuietBot(["alice", "bob"]);
   world = { bot, alice: bot.users.alice, bob: bot.users.bob };
-  await bot.link(world.alice);
-  await bot.link(world.bob);
 });
 
 afterAll(async () => {

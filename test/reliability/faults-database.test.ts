@@ -4,20 +4,21 @@
 // each arrive exactly once, including one whose DM went out while the database could not record it.
 // The server is this file's own (embedded binaries, temp folder, free port), never the shared one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngine } from "../../src/alerts/engine.ts";
-import type { AlertEngineService } from "../../src/discord/alertSender.ts";
 import { createLogger } from "../../src/log.ts";
-import { startBot, type Bot, type BotUser, type LogLine } from "../support/harness.ts";
+import { alertEngineOf, startBot, type Bot, type BotUser, type LogLine } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
 import { answer, isEphemeral, textOf, until } from "./support.ts";
 import {
   alertDms,
   countBySubject,
   deliveryCountsFirst,
+  FAST_FEED_ENV,
   recordDelivery,
   startOwnPostgres,
   tallyDelivery,
+  twoFeedCycles,
   uniqueItem,
+  watchItem,
   type OwnPostgres,
 } from "./support-faults.ts";
 
@@ -36,30 +37,17 @@ let bot: Bot;
 let alice: BotUser;
 let item: string;
 
-function engine(): AlertEngine {
-  const service = bot.app.services.find((s): s is AlertEngineService => s.name === "alerts" && "engine" in s);
-  if (!service) throw new Error("the app runs no alert engine");
-  return service.engine;
-}
+const engine = () => alertEngineOf(bot);
 
 beforeAll(async () => {
   // The bot's pool logs through this logger too: connection losses are expected here, keep them quiet.
   server = await startOwnPostgres(createLogger({ level: "error", name: "own-postgres" }));
-  bot = await startBot({
-    reuse: { db: server.db },
-    env: { POLL_INTERVAL_MS: "300", BID_POLL_INTERVAL_MS: "60000", TRADE_POLL_INTERVAL_MS: "60000" },
-  });
+  bot = await startBot({ reuse: { db: server.db }, env: FAST_FEED_ENV });
   expect(bot.app.config.DATABASE_URL).toBe(server.url);
   alice = bot.users.alice;
   item = uniqueItem("dbfault");
-  const added = await answer(bot.double.slash(alice, "watch add", { name: "db deals", item }));
-  expect(textOf(added)).toContain("Watching");
-  const cyclesNow = engine().stats().feed.cycles;
-  await until(
-    () => Promise.resolve(engine().stats().leader && engine().stats().feed.cycles >= cyclesNow + 2),
-    "two feed cycles with the rule in place",
-    60_000,
-  );
+  await watchItem(bot, alice, "db deals", item);
+  await twoFeedCycles(bot, "two feed cycles with the rule in place");
 }, 180_000);
 
 afterAll(async () => {

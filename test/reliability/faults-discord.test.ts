@@ -2,10 +2,8 @@
 // interaction tokens that expired before the bot answered. The real app with its own alert engine,
 // a real discord.js client against the Discord double, the sandbox and Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngine } from "../../src/alerts/engine.ts";
-import type { AlertEngineService } from "../../src/discord/alertSender.ts";
 import type { InteractionHandle, StoredMessage } from "../support/discord.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { alertEngineOf, startBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
 import { answer, isEphemeral, textOf, until } from "./support.ts";
 import {
@@ -13,9 +11,12 @@ import {
   countBySubject,
   deliveryCountsFirst,
   doubleFaultsSince,
+  FAST_FEED_ENV,
   recordDelivery,
   tallyDelivery,
+  twoFeedCycles,
   uniqueItem,
+  watchItem,
   type DeliveryTally,
 } from "./support-faults.ts";
 
@@ -33,32 +34,16 @@ let alice: BotUser;
 let bob: BotUser;
 let item: string;
 
-function engine(): AlertEngine {
-  const service = bot.app.services.find((s): s is AlertEngineService => s.name === "alerts" && "engine" in s);
-  if (!service) throw new Error("the app runs no alert engine");
-  return service.engine;
-}
+const engine = () => alertEngineOf(bot);
 
 beforeAll(async () => {
-  bot = await startBot({
-    env: { POLL_INTERVAL_MS: "300", BID_POLL_INTERVAL_MS: "60000", TRADE_POLL_INTERVAL_MS: "60000" },
-  });
+  bot = await startBot({ env: FAST_FEED_ENV });
   ({ alice, bob } = bot.users);
   item = uniqueItem("discord");
-  for (const [user, name] of [
-    [alice, "alice deals"],
-    [bob, "bob deals"],
-  ] as const) {
-    const added = await answer(bot.double.slash(user, "watch add", { name, item }));
-    expect(textOf(added)).toContain("Watching");
-  }
+  await watchItem(bot, alice, "alice deals", item);
+  await watchItem(bot, bob, "bob deals", item);
   // Two feed cycles after the rules exist: the mark is set and the rules are in the index.
-  const cyclesNow = engine().stats().feed.cycles;
-  await until(
-    () => Promise.resolve(engine().stats().leader && engine().stats().feed.cycles >= cyclesNow + 2),
-    "two feed cycles with the rules in place",
-    60_000,
-  );
+  await twoFeedCycles(bot, "two feed cycles with the rules in place");
 }, 180_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import type { FaultSpec } from "../../src/sandbox/faults.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { startBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
-import { answer, textOf, until } from "./support.ts";
+import { until } from "./support.ts";
 import {
   alertDms,
   countBySubject,
@@ -25,6 +25,7 @@ import {
   recordDelivery,
   tallyDelivery,
   uniqueItem,
+  watchItem,
 } from "./support-faults.ts";
 
 const tally = deliveryCountsFirst(
@@ -165,8 +166,7 @@ beforeAll(async () => {
   alice = bot.users.alice;
   await bot.link(alice);
   item = uniqueItem("storm");
-  const added = await answer(bot.double.slash(alice, "watch add", { name: "storm deals", item }));
-  expect(textOf(added)).toContain("Watching");
+  await watchItem(bot, alice, "storm deals", item);
   // Past the first run (it only sets the mark) and with the rule in the index.
   const ruleAddedAt = Date.now();
   await until(

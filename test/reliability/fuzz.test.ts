@@ -5,18 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandDefinition } from "../../src/discord/command.ts";
 import { DEFAULT_IDS, type InteractionHandle, type NamedOptions } from "../support/discord.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
-import {
-  answer,
-  buttonId,
-  customId,
-  isEphemeral,
-  seededRandom,
-  stopAlertPolling,
-  textOf,
-  withDeadline,
-} from "./support.ts";
+import { answer, buttonId, customId, isEphemeral, seededRandom, textOf, withDeadline } from "./support.ts";
 
 const tally = reliabilityTally("fuzz", "Fuzz (item 6)", import.meta.url);
 
@@ -201,11 +192,8 @@ const rejections: unknown[] = [];
 const onRejection = (reason: unknown) => rejections.push(reason);
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopAlertPolling(bot);
+  bot = await startQuietBot(["alice", "bob"]);
   ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
   bot.double.interactionTokenTtlMs = FIRST_RESPONSE_DEADLINE_MS;
   process.on("unhandledRejection", onRejection);
 });

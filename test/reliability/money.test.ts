@@ -4,19 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../src/market/client.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import type { InteractionHandle, StoredMessage } from "../support/discord.ts";
 import { reliabilityTally } from "./report.ts";
-import {
-  ANSWER_DEADLINE_MS,
-  answer,
-  buttonId,
-  isEphemeral,
-  routeHits,
-  stopAlertPolling,
-  textOf,
-  until,
-} from "./support.ts";
+import { ANSWER_DEADLINE_MS, answer, buttonId, isEphemeral, routeHits, textOf, until } from "./support.ts";
 
 const BUY = "POST /listings/buy";
 const READ = "GET /listings/{listing_id}";
@@ -31,11 +22,8 @@ let bob: BotUser;
 let direct: MarketClient;
 
 beforeAll(async () => {
-  bot = await startBot();
-  await stopAlertPolling(bot);
+  bot = await startQuietBot(["alice", "bob"]);
   ({ alice, bob } = bot.users);
-  await bot.link(alice);
-  await bot.link(bob);
   direct = createMarketClient({ baseUrl: bot.sandbox.baseUrl, logger: createLogger({ level: "silent" }) });
 });
 

@@ -5,13 +5,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkAccount } from "../../src/accounts/linkAccount.ts";
-import type { AlertEngine } from "../../src/alerts/engine.ts";
-import type { AlertEngineService } from "../../src/discord/alertSender.ts";
 import { KeyVaultError } from "../../src/db/errors.ts";
 import { createKeyVault, type KeyVault } from "../../src/db/keyVault.ts";
 import { runKeyRotation } from "../../src/db/rotateKey.ts";
 import { createLogger } from "../../src/log.ts";
-import { startBot, type Bot, type BotUser } from "../support/harness.ts";
+import { alertEngineOf, startBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
 import { answer, buttonId, isEphemeral, textOf } from "./support.ts";
 
@@ -52,11 +50,7 @@ afterAll(async () => {
   await bot?.stop();
 });
 
-function engine(): AlertEngine {
-  const service = bot.app.services.find((s): s is AlertEngineService => s.name === "alerts" && "engine" in s);
-  if (!service) throw new Error("the app runs no alert engine");
-  return service.engine;
-}
+const engine = () => alertEngineOf(bot);
 
 /** Each secret found in `text`, by what it is. */
 function leaks(text: string): string[] {

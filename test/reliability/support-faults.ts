@@ -12,12 +12,42 @@ import { migrate } from "../../src/db/migrate.ts";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import type { Logger } from "../../src/log.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
+import { expect } from "vitest";
 import { textOf, type DiscordDouble, type StoredMessage } from "../support/discord.ts";
+import { alertEngineOf, type Bot, type BotUser } from "../support/harness.ts";
 import type { Tally } from "./report.ts";
+import { answer, until } from "./support.ts";
 
 /** A market_hash_name no seeded listing carries, so a rule on it matches only what a test creates. */
 export function uniqueItem(tag: string): string {
   return `Test Blade | ${tag} ${randomBytes(3).toString("hex")} (Pristine)`;
+}
+
+/** The feed polled every 300 ms; bids and trades, not under test, left alone for the whole run. */
+export const FAST_FEED_ENV = {
+  POLL_INTERVAL_MS: "300",
+  BID_POLL_INTERVAL_MS: "60000",
+  TRADE_POLL_INTERVAL_MS: "60000",
+} as const;
+
+/** Adds a watch rule on `item` for `user` through `/watch add`; the bot must confirm it. */
+export async function watchItem(bot: Bot, user: BotUser, name: string, item: string): Promise<void> {
+  const added = await answer(bot.double.slash(user, "watch add", { name, item }));
+  expect(textOf(added)).toContain("Watching");
+}
+
+/**
+ * Waits for this bot to lead two more feed cycles: past the first run (it only sets the mark) and
+ * with the rules added before the call in the index.
+ */
+export async function twoFeedCycles(bot: Bot, what: string): Promise<void> {
+  const engine = () => alertEngineOf(bot);
+  const cyclesNow = engine().stats().feed.cycles;
+  await until(
+    () => Promise.resolve(engine().stats().leader && engine().stats().feed.cycles >= cyclesNow + 2),
+    what,
+    60_000,
+  );
 }
 
 /** Messages the bot sent to the user's DM channel on its own: alerts, not replies to interactions. */

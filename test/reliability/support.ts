@@ -4,6 +4,7 @@ import { encodeCustomId } from "../../src/discord/customId.ts";
 import {
   isEphemeral,
   textOf,
+  userAnswer,
   withDeadline,
   type DoubleUser,
   type InteractionHandle,
@@ -12,6 +13,8 @@ import {
 import type { Bot } from "../support/harness.ts";
 
 export { isEphemeral, textOf, withDeadline };
+/** Picks fuzz inputs reproducibly from a seed. */
+export { seededRandom } from "../../src/util/rng.ts";
 
 /** Generous for a loaded 2-core machine; a healthy answer takes milliseconds. */
 export const ANSWER_DEADLINE_MS = 20_000;
@@ -21,19 +24,7 @@ export const ANSWER_DEADLINE_MS = 20_000;
  * public deferral arrive that way), else the reply or the edited deferral.
  */
 export function answer(h: InteractionHandle, timeoutMs = ANSWER_DEADLINE_MS): Promise<StoredMessage> {
-  return h.waitFor((s) => {
-    const first = s.responses[0];
-    if (!first) return undefined;
-    if (first.type === 8 || first.type === 9) {
-      throw new Error(`answered with ${first.type === 9 ? "a form" : "choices"}, not a message`);
-    }
-    const last = s.followUps.at(-1);
-    if (last) return last;
-    if (!s.original) return undefined;
-    if (first.type === 5) return s.original.loading ? undefined : s.original;
-    if (first.type === 6) return (s.original.editedAt ?? 0) >= first.at ? s.original : undefined;
-    return s.original;
-  }, timeoutMs);
+  return userAnswer(h, timeoutMs);
 }
 
 /**
@@ -135,18 +126,6 @@ export function inhumaneParts(text: string): string[] {
   return problems;
 }
 
-/** mulberry32: small, fast, good enough to pick fuzz inputs reproducibly from a seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Polls an async condition until it holds (for state outside the double: database rows). */
 export async function until<T>(
   probe: () => Promise<T | undefined | null | false>,
@@ -160,15 +139,4 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise<void>((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/**
- * The alert engine polls the marketplace in the background; suites that count marketplace
- * requests stop it so that the counts belong to the interactions under test.
- */
-export async function stopAlertPolling(bot: Bot): Promise<void> {
-  const alerts = bot.app.services.find((s) => s.name === "alerts");
-  if (!alerts)
-    throw new Error(`no alerts service; services: ${bot.app.services.map((s) => s.name).join(", ")}`);
-  await alerts.stop();
 }

@@ -4,9 +4,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { AlertEngine } from "../../src/alerts/engine.ts";
 import { createApp, type App, type AppOverrides } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import type { Database } from "../../src/db/index.ts";
+import type { AlertEngineService } from "../../src/discord/alertSender.ts";
 import type { CommandModule } from "../../src/discord/command.ts";
 import type { RouterMetrics } from "../../src/discord/router.ts";
 import { createLogger } from "../../src/log.ts";
@@ -193,6 +195,40 @@ export async function startBot(opts: StartBotOptions = {}): Promise<Bot> {
     await cleanup();
     throw error;
   }
+}
+
+/**
+ * A bot for suites that count marketplace requests: the alert engine's background polling is
+ * stopped, so that the counts belong to the interactions under test, and `link` users are linked.
+ */
+export async function startQuietBot(
+  link: readonly (keyof Bot["users"])[],
+  opts: StartBotOptions = {},
+): Promise<Bot> {
+  const bot = await startBot(opts);
+  try {
+    await stopAlertPolling(bot);
+    for (const name of link) await bot.link(bot.users[name]);
+    return bot;
+  } catch (error) {
+    await bot.stop();
+    throw error;
+  }
+}
+
+/** Stops the app's alert engine service (feed, bid and trade polling, delivery). */
+export async function stopAlertPolling(bot: Bot): Promise<void> {
+  const alerts = bot.app.services.find((s) => s.name === "alerts");
+  if (!alerts)
+    throw new Error(`no alerts service; services: ${bot.app.services.map((s) => s.name).join(", ")}`);
+  await alerts.stop();
+}
+
+/** The alert engine the app runs as a background service. */
+export function alertEngineOf(bot: Bot): AlertEngine {
+  const service = bot.app.services.find((s): s is AlertEngineService => s.name === "alerts" && "engine" in s);
+  if (!service) throw new Error("the app runs no alert engine");
+  return service.engine;
 }
 
 /** A synchronous pino destination: every line is parsed and kept, so tests can assert on logs. */

@@ -1,8 +1,7 @@
 // The alert engine inside the real app: /watch through Discord, alerts by DM or channel, trade alert buttons.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngineService } from "../../../src/discord/alertSender.ts";
 import { textOf, type InteractionHandle, type StoredMessage } from "../../support/discord.ts";
-import { startBot, type Bot, type BotUser } from "../../support/harness.ts";
+import { alertEngineOf, startBot, type Bot, type BotUser } from "../../support/harness.ts";
 import { uniqueItemName, waitUntil } from "./world.ts";
 
 let bot: Bot;
@@ -26,11 +25,7 @@ afterAll(async () => {
   await bot?.stop();
 });
 
-function engine() {
-  const service = bot.app.services.find((s): s is AlertEngineService => s.name === "alerts" && "engine" in s);
-  if (!service) throw new Error("the app runs no alert engine");
-  return service.engine;
-}
+const engine = () => alertEngineOf(bot);
 
 /** What the user reads once the interaction is answered (reply, edited deferral or follow-up). */
 function answer(h: InteractionHandle): Promise<StoredMessage> {

@@ -16,13 +16,8 @@ beforeAll(async () => {
   w = await startWorld();
   alice = w.double.user("alice");
   bob = w.double.user("bob");
-  const demo = (name: string) => {
-    const u = w.sandbox.users.find((d) => d.name === name);
-    if (!u) throw new Error(`no sandbox user ${name}`);
-    return u;
-  };
-  aliceId = await w.linkUser(alice, demo("alice"));
-  bobId = await w.linkUser(bob, demo("bob"));
+  aliceId = await w.linkUser(alice, w.demo("alice"));
+  bobId = await w.linkUser(bob, w.demo("bob"));
 });
 
 afterAll(async () => {
@@ -30,10 +25,8 @@ afterAll(async () => {
 });
 
 function bidAs(user: "alice" | "bob", listingId: string, maxPriceCents: number) {
-  const demo = w.sandbox.users.find((d) => d.name === user);
-  if (!demo) throw new Error(`no sandbox user ${user}`);
   return placeBid(
-    { market: w.market.forKey(demo.apiKey), logger: w.logger, prisma: w.db.prisma },
+    { market: w.market.forKey(w.demo(user).apiKey), logger: w.logger, prisma: w.db.prisma },
     { userId: user === "alice" ? aliceId : bobId, listingId, maxPriceCents },
   );
 }

@@ -20,13 +20,8 @@ beforeAll(async () => {
   w = await startWorld();
   alice = w.double.user("alice");
   bob = w.double.user("bob");
-  const demo = (name: string) => {
-    const u = w.sandbox.users.find((d) => d.name === name);
-    if (!u) throw new Error(`no sandbox user ${name}`);
-    return u;
-  };
-  aliceDemo = demo("alice");
-  bobDemo = demo("bob");
+  aliceDemo = w.demo("alice");
+  bobDemo = w.demo("bob");
   aliceId = await w.linkUser(alice, aliceDemo);
   bobId = await w.linkUser(bob, bobDemo);
   // The pollers read deadlines against the marketplace's clock, which these tests move forward.

@@ -28,6 +28,8 @@ export interface World {
   sender: AlertSender;
   /** An engine on this world's database (a replica when called twice). */
   engine(overrides?: Partial<AlertEngineDeps>): AlertEngine;
+  /** The sandbox's demo account of that name (alice, bob...); throws when there is none. */
+  demo(name: string): DemoUser;
   /** A Discord user with a linked marketplace account (active key). */
   linkUser(discordUser: DoubleUser, market: DemoUser, settings?: Record<string, unknown>): Promise<number>;
   /** A Discord user without a linked key (enough for watch rules). */
@@ -86,6 +88,11 @@ export async function startWorld(opts: { sandboxClock?: () => number } = {}): Pr
       });
       engines.push(engine);
       return engine;
+    },
+    demo(name) {
+      const u = sandbox.users.find((d) => d.name === name);
+      if (!u) throw new Error(`no sandbox user ${name}`);
+      return u;
     },
     async linkUser(discordUser, account, settings = {}) {
       const user = await db.prisma.user.create({

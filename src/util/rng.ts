@@ -1,0 +1,14 @@
+// A seeded pseudo-random generator for benchmarks and tests: the same seed gives the same run.
+// (The sandbox marketplace keeps its own generator, src/sandbox/rng.ts: it is an independent peer.)
+
+/** mulberry32: small, fast, good enough for test data; uniform in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
