@@ -49,11 +49,12 @@ export const command = defineCommand({
   execute: {
     // Market data, worth sharing: the chart is posted in the channel.
     defer: "public",
+    validate: (ctx) => void historyQuery(ctx.options.string("item"), ctx.options.integer("paint_index")),
     async run(ctx) {
-      const item = parseText("item", ctx.options.string("item"), 200);
-      const rawIndex = ctx.options.integer("paint_index");
-      const paintIndex =
-        rawIndex === undefined ? undefined : parseIntOption("paint_index", rawIndex, 0, 1_000_000);
+      const { item, paintIndex } = historyQuery(
+        ctx.options.string("item"),
+        ctx.options.integer("paint_index"),
+      );
       const market = await marketForReads(ctx.deps, ctx.user.id);
       const history = await priceHistory(
         { market, logger: ctx.log, now: ctx.deps.now },
@@ -128,4 +129,12 @@ function historyEmbed(history: PriceHistory, summary: Charts.HistorySummary) {
     imageUrl: `attachment://${CHART_FILE}`,
     footer: `Daily averages${scope} · prices in USD`,
   });
+}
+
+/** The /history options, validated (throws a message naming the option). */
+function historyQuery(rawItem: string, rawIndex: number | undefined) {
+  const item = parseText("item", rawItem, 200);
+  const paintIndex =
+    rawIndex === undefined ? undefined : parseIntOption("paint_index", rawIndex, 0, 1_000_000);
+  return { item, paintIndex };
 }

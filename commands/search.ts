@@ -15,6 +15,8 @@ import { perApp } from "../src/discord/perApp.ts";
 import { money } from "../src/discord/render/format.ts";
 import { filtersSummary, listingPageMessage, PAGE_SIZE, SORT_NAMES } from "../src/discord/render/search.ts";
 import type { Reply } from "../src/discord/reply.ts";
+import type { CommandDefinition } from "../src/discord/command.ts";
+import type { OptionsReader } from "../src/discord/options.ts";
 import { invalidOption } from "../src/errors.ts";
 import {
   parseFloatValue,
@@ -153,105 +155,92 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
   });
 }
 
+const definition = {
+  name: "search",
+  description: "Search the market's listings",
+  contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+  options: [
+    {
+      name: "item",
+      description: "Full market name of the item",
+      type: S,
+      autocomplete: true,
+      max_length: 200,
+    },
+    { name: "min_price", description: "Lowest price in USD, e.g. 12.50", type: S, max_length: 40 },
+    { name: "max_price", description: "Highest price in USD, e.g. 40", type: S, max_length: 40 },
+    { name: "min_float", description: "Lowest wear float, 0 to 1, e.g. 0.00", type: S, max_length: 40 },
+    { name: "max_float", description: "Highest wear float, 0 to 1, e.g. 0.07", type: S, max_length: 40 },
+    {
+      name: "paint_seed",
+      description: "Pattern seed (0 to 100000)",
+      type: I,
+      min_value: 0,
+      max_value: 100_000,
+    },
+    {
+      name: "paint_index",
+      description: "Paint (finish) index",
+      type: I,
+      min_value: 0,
+      max_value: 1_000_000,
+    },
+    {
+      name: "def_index",
+      description: "Item definition index",
+      type: I,
+      min_value: 0,
+      max_value: 1_000_000,
+    },
+    {
+      name: "rarity",
+      description: "Rarity number (1 common … 6 highest)",
+      type: I,
+      min_value: 0,
+      max_value: 100,
+    },
+    { name: "type", description: "Buy now or auction", type: S, choices: TYPE_CHOICES },
+    {
+      name: "category",
+      description: "Normal, statcounter or souvenir",
+      type: S,
+      choices: CATEGORY_CHOICES,
+    },
+    {
+      name: "sort",
+      description: "Order of the results (default: best deal)",
+      type: S,
+      choices: SORT_CHOICES,
+    },
+    {
+      name: "stickers",
+      description: "Sticker ids, optionally with slot: 123|0, 456",
+      type: S,
+      max_length: 200,
+    },
+    { name: "seller", description: "Seller's platform id (a number)", type: S, max_length: 24 },
+    { name: "collection", description: "Collection name", type: S, max_length: 200 },
+    {
+      name: "min_ref_qty",
+      description: "Minimum sales behind the reference price",
+      type: I,
+      min_value: 0,
+      max_value: 1_000_000,
+    },
+  ],
+} as const satisfies CommandDefinition;
+
+type SearchOptions = OptionsReader<typeof definition.options>;
+
 export const command = defineCommand({
-  definition: {
-    name: "search",
-    description: "Search the market's listings",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-    options: [
-      {
-        name: "item",
-        description: "Full market name of the item",
-        type: S,
-        autocomplete: true,
-        max_length: 200,
-      },
-      { name: "min_price", description: "Lowest price in USD, e.g. 12.50", type: S, max_length: 40 },
-      { name: "max_price", description: "Highest price in USD, e.g. 40", type: S, max_length: 40 },
-      { name: "min_float", description: "Lowest wear float, 0 to 1, e.g. 0.00", type: S, max_length: 40 },
-      { name: "max_float", description: "Highest wear float, 0 to 1, e.g. 0.07", type: S, max_length: 40 },
-      {
-        name: "paint_seed",
-        description: "Pattern seed (0 to 100000)",
-        type: I,
-        min_value: 0,
-        max_value: 100_000,
-      },
-      {
-        name: "paint_index",
-        description: "Paint (finish) index",
-        type: I,
-        min_value: 0,
-        max_value: 1_000_000,
-      },
-      {
-        name: "def_index",
-        description: "Item definition index",
-        type: I,
-        min_value: 0,
-        max_value: 1_000_000,
-      },
-      {
-        name: "rarity",
-        description: "Rarity number (1 common … 6 highest)",
-        type: I,
-        min_value: 0,
-        max_value: 100,
-      },
-      { name: "type", description: "Buy now or auction", type: S, choices: TYPE_CHOICES },
-      {
-        name: "category",
-        description: "Normal, statcounter or souvenir",
-        type: S,
-        choices: CATEGORY_CHOICES,
-      },
-      {
-        name: "sort",
-        description: "Order of the results (default: best deal)",
-        type: S,
-        choices: SORT_CHOICES,
-      },
-      {
-        name: "stickers",
-        description: "Sticker ids, optionally with slot: 123|0, 456",
-        type: S,
-        max_length: 200,
-      },
-      { name: "seller", description: "Seller's platform id (a number)", type: S, max_length: 24 },
-      { name: "collection", description: "Collection name", type: S, max_length: 200 },
-      {
-        name: "min_ref_qty",
-        description: "Minimum sales behind the reference price",
-        type: I,
-        min_value: 0,
-        max_value: 1_000_000,
-      },
-    ],
-  },
+  definition,
   autocomplete: suggestItemNames,
   execute: {
     // Market data is not personal: results are shared in the channel; the buttons stay the searcher's.
     defer: "public",
+    validate: (ctx) => void searchFilters(ctx.options),
     async run(ctx) {
-      const o = ctx.options;
-      const filters = readFilters({
-        item: o.string("item"),
-        min_price: o.string("min_price"),
-        max_price: o.string("max_price"),
-        min_float: o.string("min_float"),
-        max_float: o.string("max_float"),
-        paint_seed: o.integer("paint_seed"),
-        paint_index: o.integer("paint_index"),
-        def_index: o.integer("def_index"),
-        rarity: o.integer("rarity"),
-        type: o.string("type"),
-        category: o.string("category"),
-        sort: o.string("sort"),
-        stickers: o.string("stickers"),
-        seller: o.string("seller"),
-        collection: o.string("collection"),
-        min_ref_qty: o.integer("min_ref_qty"),
-      });
+      const filters = searchFilters(ctx.options);
       const ref = searchPager(ctx.deps).open(filters);
       return searchPage(ctx, ref);
     },
@@ -275,3 +264,25 @@ export const command = defineCommand({
     },
   },
 });
+
+/** Every /search option, validated (throws a message naming the option). */
+function searchFilters(o: SearchOptions) {
+  return readFilters({
+    item: o.string("item"),
+    min_price: o.string("min_price"),
+    max_price: o.string("max_price"),
+    min_float: o.string("min_float"),
+    max_float: o.string("max_float"),
+    paint_seed: o.integer("paint_seed"),
+    paint_index: o.integer("paint_index"),
+    def_index: o.integer("def_index"),
+    rarity: o.integer("rarity"),
+    type: o.string("type"),
+    category: o.string("category"),
+    sort: o.string("sort"),
+    stickers: o.string("stickers"),
+    seller: o.string("seller"),
+    collection: o.string("collection"),
+    min_ref_qty: o.integer("min_ref_qty"),
+  });
+}

@@ -94,9 +94,9 @@ export const command = defineCommand({
   execute: {
     // A public stall is public market data; a private one answers privately (the error boundary).
     defer: "public",
+    validate: (ctx) => void stallQuery(ctx.options.string("user"), ctx.options.string("filter")),
     async run(ctx) {
-      const platformId = parseId("user", ctx.options.string("user"), "platform user");
-      const filter = parseFilter(ctx.options.string("filter"));
+      const { platformId, filter } = stallQuery(ctx.options.string("user"), ctx.options.string("filter"));
       const ref = stallPager(ctx.deps).open({ platformId, filter });
       return stallPage(ctx, ref);
     },
@@ -111,3 +111,8 @@ export const command = defineCommand({
     },
   },
 });
+
+/** The /stall options, validated (throws a message naming the option). */
+function stallQuery(rawUser: string, rawFilter: string | undefined) {
+  return { platformId: parseId("user", rawUser, "platform user"), filter: parseFilter(rawFilter) };
+}

@@ -112,6 +112,11 @@ export interface Choice {
 
 export interface CommandHandler<Os extends readonly AnyOption[] = readonly AnyOption[]> {
   readonly defer: DeferMode;
+  /**
+   * Synchronous input checks run BEFORE the deferral: a public command with bad input then
+   * answers only privately, with no "thinking…" placeholder shown to the channel first.
+   */
+  validate?(ctx: CommandContext<Os>): void;
   run(ctx: CommandContext<Os>): Promise<Reply | void>;
 }
 

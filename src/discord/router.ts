@@ -120,14 +120,16 @@ export function createRouter(options: RouterOptions): Router {
         "This command is not available anymore; it may have just been updated.",
       );
     }
-    await responder.defer(handler.defer);
-    return handler.run({
+    const ctx = {
       ...baseContext(i, responder, ilog),
       path,
       options: createOptionsReader(i.options.data, module.leafOptions(path)),
-      showModal: (m) => responder.showModal(m),
+      showModal: (m: Parameters<Responder["showModal"]>[0]) => responder.showModal(m),
       interaction: i,
-    });
+    };
+    handler.validate?.(ctx);
+    await responder.defer(handler.defer);
+    return handler.run(ctx);
   };
 
   /** Decodes and checks a custom id: malformed, unknown, not the owner's, expired — all refused. */

@@ -240,8 +240,13 @@ describe("bad input never reaches the marketplace", () => {
     it(`GIVEN ${c.what} WHEN /${c.command} runs THEN a private message names the option and the marketplace is not asked`, async () => {
       const before = sandboxTotal(bot);
 
-      const reply = await bot.double.slash(bot.users.alice, c.command, c.options).finalMessage();
+      const handle = bot.double.slash(bot.users.alice, c.command, c.options);
+      const first = await handle.firstResponse();
+      const reply = await handle.finalMessage();
 
+      // Nothing public is ever shown, not even a "thinking…" placeholder: the first answer is
+      // the private message itself, or a private deferral.
+      expect(first.type === 4 || (Number(first.data?.flags ?? 0) & 64) === 64).toBe(true);
       expect(isEphemeral(reply)).toBe(true);
       expect(textOf(reply)).toMatch(c.says);
       expect(sandboxTotal(bot)).toBe(before);
