@@ -1,5 +1,6 @@
 // The root pino logger: object first, secrets redacted by configuration.
 import { pino, type DestinationStream, type Logger } from "pino";
+import { PinoPretty } from "pino-pretty";
 
 /** Paths whose values must never reach a log line. */
 export const REDACT_PATHS = [
@@ -30,9 +31,25 @@ export const REDACT_PATHS = [
 
 export type { Logger };
 
+/**
+ * Readable lines for a person at a terminal; JSON lines for machines. Pretty output is written
+ * synchronously in-process (no worker thread), so shutdown and the playground banner stay ordered.
+ */
+export function prettyDestination(out?: NodeJS.WritableStream): DestinationStream {
+  return PinoPretty({
+    colorize: out === undefined,
+    sync: true,
+    translateTime: "SYS:HH:MM:ss",
+    singleLine: true,
+    messageFormat: "{if module}{module}: {end}{msg}",
+    ignore: "name,module",
+    ...(out === undefined ? {} : { destination: out }),
+  });
+}
+
 export function createLogger(
-  opts: { level?: string; name?: string } = {},
-  destination?: DestinationStream,
+  opts: { level?: string; name?: string; pretty?: boolean } = {},
+  destination: DestinationStream | undefined = opts.pretty ? prettyDestination() : undefined,
 ): Logger {
   const options = {
     level: opts.level ?? "info",

@@ -18,7 +18,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL });
+  const pretty =
+    config.LOG_FORMAT === "pretty" ||
+    (config.LOG_FORMAT === "auto" && process.stdout.isTTY === true && config.NODE_ENV !== "production");
+  const logger = createLogger({ level: config.LOG_LEVEL, pretty });
   const log = logger.child({ module: "main" });
   // discord.js reports some malformed gateway payloads only as rejections: log, keep serving.
   process.on("unhandledRejection", (reason) => log.error({ err: reason }, "unhandled rejection"));

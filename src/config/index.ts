@@ -81,6 +81,8 @@ export const EnvSchema = z.object({
     )
     .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** auto: readable coloured lines on a terminal, JSON lines otherwise (files, Docker, collectors). */
+  LOG_FORMAT: z.enum(["auto", "pretty", "json"]).default("auto"),
   HTTP_PORT: intFromEnv(8080, 0, 65535),
   HTTP_HOST: z.string().trim().default("127.0.0.1"),
   POLL_INTERVAL_MS: intFromEnv(2000, 100),
