@@ -1,7 +1,8 @@
 // Memory with the whole rule set in the engine's index: the real app in a child process (its own heap,
-// nothing of the bench in it) on a database holding N rules, RSS read after the load and a full GC.
+// nothing of the bench in it, node's flags as production passes them) on a database holding N rules,
+// RSS read after the load and a full GC.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startDiscordDouble } from "../src/playground/discord/index.ts";
@@ -14,7 +15,10 @@ import { REPO_ROOT, spawnChild, TSX_LOADER } from "./lib/processes.ts";
 export interface MemoryReading {
   /** compiled: plain node on the app compiled to JavaScript (the container's CMD); tsx: `npm start`. */
   runner: "compiled" | "tsx";
+  /** node's flags for the child (besides --expose-gc and the tsx loader). */
   nodeFlags: string[];
+  /** Whether nodeFlags are the runner's production flags (the Dockerfile's CMD, or `npm start`'s). */
+  productionFlags: boolean;
   rules: number;
   rssMb: number;
   heapUsedMb: number;
@@ -62,10 +66,32 @@ async function compileChild(): Promise<string> {
   return path.join(COMPILED_DIR, "memoryChild.js");
 }
 
+/**
+ * node's flags as production passes them, so the bench measures what runs: before the entry file in
+ * the Dockerfile's exec-form CMD (compiled), before `--import tsx` in `npm start` (tsx).
+ */
+export async function productionNodeFlags(runner: "compiled" | "tsx"): Promise<string[]> {
+  let words: string[];
+  if (runner === "compiled") {
+    const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(await readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8"))?.[1];
+    if (cmd === undefined) throw new Error("the Dockerfile has no exec-form CMD");
+    words = JSON.parse(cmd) as string[];
+  } else {
+    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      scripts?: Record<string, string>;
+    };
+    words = (pkg.scripts?.start ?? "").trim().split(/\s+/);
+  }
+  if (words[0] !== "node")
+    throw new Error(`the ${runner} command does not start with node: ${words.join(" ")}`);
+  const end = words.findIndex((w, i) => i > 0 && (w === "--import" || !w.startsWith("-")));
+  return words.slice(1, end < 0 ? words.length : end);
+}
+
 export interface MemoryRun {
   rules: number;
   runner: "compiled" | "tsx";
-  /** Extra V8 flags for the child (e.g. a smaller young generation). */
+  /** node's flags for the child instead of the runner's production flags (e.g. none, to show their effect). */
   nodeFlags?: readonly string[];
   /** Runs of the same configuration (RSS varies from run to run with V8's heap sizing). */
   repeat?: number;
@@ -101,7 +127,8 @@ export async function runMemory(
           .filter((r) => r.rules === count)
           .flatMap((r) => Array.from({ length: r.repeat ?? 1 }, () => r));
         for (const run of runs) {
-          const flags = run.nodeFlags ?? [];
+          const production = await productionNodeFlags(run.runner);
+          const flags = run.nodeFlags ?? production;
           progress(
             `memory: the app (${run.runner} ${flags.join(" ")}) in a child process loads ${count} rules`,
           );
@@ -130,6 +157,7 @@ export async function runMemory(
             readings.push({
               runner: run.runner,
               nodeFlags: [...flags],
+              productionFlags: flags.join(" ") === production.join(" "),
               rules: r.rules,
               rssMb: r.rssMb,
               heapUsedMb: r.heapUsedMb,

@@ -318,13 +318,15 @@ export async function check({ out } = {}) {
   const app = path.join(final.root, final.workdir);
   notes.push(`base image ${runtime.base}; this check ran on Node ${process.version}`);
 
-  // 1. CMD points at a file the build produced.
+  // 1. CMD points at a file the build produced (after node's own flags, e.g. V8 memory settings).
   const cmd = final.cmd ?? [];
+  const fileAt = cmd.findIndex((arg, i) => i > 0 && !arg.startsWith("-"));
+  const nodeFlags = fileAt > 0 ? cmd.slice(1, fileAt) : [];
   expect(
-    cmd[0] === "node" && cmd.length >= 2,
-    `CMD is exec-form "node <file>" (node is PID 1 and gets SIGTERM): ${JSON.stringify(cmd)}`,
+    cmd[0] === "node" && fileAt > 0,
+    `CMD is exec-form "node [flags] <file>" (node is PID 1 and gets SIGTERM): ${JSON.stringify(cmd)}`,
   );
-  const entry = cmd[1] ?? "";
+  const entry = fileAt > 0 ? cmd[fileAt] : "";
   expect(existsSync(path.join(app, entry)), `CMD target ${entry} exists in the runtime stage`);
 
   // 2. Migrations where the compiled migrator looks for them.
@@ -428,6 +430,7 @@ export async function check({ out } = {}) {
     notes,
     root: out ? root : undefined,
     app: out ? app : undefined,
+    nodeFlags,
     entry,
   };
 }

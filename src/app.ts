@@ -21,7 +21,7 @@ import { isGatewayUp, startOpsServer, type HttpServer } from "./http/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
-import { startSandbox, type Sandbox } from "./sandbox/index.ts";
+import type { Sandbox } from "./sandbox/index.ts";
 import { withTimeout } from "./util/timeout.ts";
 
 /** Something that runs beside the bot (alert engine, pollers, HTTP server): started after login. */
@@ -129,6 +129,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
     let sandbox: Sandbox | undefined;
     let marketBaseUrl = overrides.marketBaseUrl ?? config.MARKET_BASE_URL;
     if (marketBaseUrl === undefined) {
+      // Imported only here: with MARKET_BASE_URL set, nothing of the sandbox is loaded.
+      const { startSandbox } = await import("./sandbox/index.ts");
       sandbox = await startSandbox({ logger });
       const started = sandbox;
       closers.push({ name: "sandbox", close: () => started.close() });

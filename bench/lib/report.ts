@@ -149,17 +149,25 @@ function memoryRows(r: ScenarioRecord<MemoryResult>): TableRow[] {
   return [...groups.values()].map((runs) => {
     const sorted = [...runs].sort((a, b) => a.rssMb - b.rssMb);
     const m = sorted[Math.floor((sorted.length - 1) / 2)] as MemoryResult["readings"][number];
-    const target = m.rules >= 100_000 && m.runner === "compiled" && m.nodeFlags.length === 0;
+    const target = m.rules >= 100_000 && m.runner === "compiled" && m.productionFlags;
+    const node = ["node", ...m.nodeFlags].join(" ");
     const how =
       m.runner === "compiled"
-        ? "compiled JavaScript under node (the container's CMD)"
-        : "under tsx (`npm start`)";
+        ? `compiled JavaScript under \`${node}\`${m.productionFlags ? " (the Dockerfile's CMD)" : ""}`
+        : `under tsx, \`${node} --import tsx\`${m.productionFlags ? " (`npm start`)" : ""}`;
     const range =
       runs.length > 1
         ? ` (median of ${runs.length}: ${sorted.map((x) => x.rssMb.toFixed(0)).join(", ")} MB)`
         : "";
+    const variant =
+      (m.runner === "tsx" ? ", `npm start` (tsx)" : "") +
+      (m.productionFlags
+        ? ""
+        : m.nodeFlags.length === 0
+          ? ", without node flags"
+          : `, ${m.nodeFlags.join(" ")}`);
     return {
-      measure: `RSS with ${int(m.rules)} rules in the engine's index${m.nodeFlags.length > 0 ? `, ${m.nodeFlags.join(" ")}` : ""}`,
+      measure: `RSS with ${int(m.rules)} rules in the engine's index${variant}`,
       setup: `the real app in a child process, ${how}, once RSS is steady after the load (GC each second, ${s1(m.settleMs)}); heap ${m.heapUsedMb} MB used / ${m.heapTotalMb} MB; peak RSS during the load ${m.peakRssMb.toFixed(0)} MB; loaded in ${s1(m.loadedMs)}; ${machineText(r)}`,
       target: target ? "≤ 250 MB" : "—",
       measured: `${m.rssMb.toFixed(1)} MB${range}`,

@@ -28,7 +28,6 @@ const SLACK_MS = 30_000;
 export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex {
   const log = deps.logger.child({ module: "alerts.rules" });
   let index = createMatcherIndex();
-  let ids = new Set<string>();
   let mark: Date | undefined;
   let knownCount = -1;
 
@@ -37,11 +36,9 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
     const filters = rule.enabled ? parseStoredFilters(rule, log) : undefined;
     if (filters === undefined) {
       index.remove(id);
-      ids.delete(id);
       return;
     }
     index.add({ id, userId: String(rule.userId), filters });
-    ids.add(id);
   }
 
   return {
@@ -54,18 +51,17 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
     async loadAll() {
       // The snapshot comes first: a change landing during the load is then seen by the next sync.
       const before = await ruleSnapshot(deps.prisma);
-      const fresh = createMatcherIndex();
-      const freshIds = new Set<string>();
+      // Room for every rule at once (the count includes paused ones): no copies while growing.
+      const fresh = createMatcherIndex({ capacity: before.count });
+      // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {
         for (const row of batch) {
           const filters = parseStoredFilters(row, log);
           if (filters === undefined) continue;
           fresh.add({ id: String(row.id), userId: String(row.userId), filters });
-          freshIds.add(String(row.id));
         }
       }
       index = fresh;
-      ids = freshIds;
       mark = before.max;
       knownCount = before.count;
       log.info({ rules: fresh.size }, "watch rules loaded");
@@ -74,7 +70,6 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
     apply(change) {
       if (change.type === "remove") {
         index.remove(String(change.ruleId));
-        ids.delete(String(change.ruleId));
       } else {
         upsert(change.rule);
       }
@@ -89,13 +84,10 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
         enabledRuleIds(deps.prisma),
       ]);
       for (const row of rows) upsert(row);
-      const alive = new Set(enabled.map(String));
-      for (const id of [...ids]) {
-        if (!alive.has(id)) {
-          index.remove(id);
-          ids.delete(id);
-        }
-      }
+      const alive = new Set(enabled);
+      const gone: string[] = [];
+      for (const id of index.ids()) if (!alive.has(Number(id))) gone.push(id);
+      for (const id of gone) index.remove(id);
       mark = now.max;
       knownCount = now.count;
       log.debug({ updated: rows.length, rules: index.size }, "watch rules synced");

@@ -15,6 +15,8 @@ interface Summary {
   readonly ok: boolean;
   readonly failures: readonly string[];
   readonly app?: string;
+  /** node's own flags in CMD, before the entry. */
+  readonly nodeFlags?: readonly string[];
   readonly entry?: string;
 }
 
@@ -76,7 +78,7 @@ describe("the Docker image, replayed without Docker", () => {
     db = await emptyDatabase();
     const dataDir = path.join(out, "data");
     bot = spawnNode(
-      [summary.entry ?? ""],
+      [...(summary.nodeFlags ?? []), summary.entry ?? ""],
       {
         NODE_ENV: "production",
         DISCORD_TOKEN: "image-test-token",

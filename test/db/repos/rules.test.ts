@@ -96,9 +96,10 @@ describe("watch rules repository", () => {
     });
   });
 
-  it("GIVEN enabled and disabled rules WHEN loaded for the matcher THEN enabled ones arrive in id-ordered batches with their owner's Discord id", async () => {
+  it("GIVEN enabled and disabled rules WHEN loaded for the matcher THEN enabled ones arrive in id-ordered batches with only their owner and filters", async () => {
     const users = [await newUser(), await newUser(), await newUser()];
     const disabled = new Set<number>();
+    const created = new Map<number, { id: number; userId: number; filters: unknown }>();
     for (let i = 0; i < 25; i++) {
       const user = users[i % 3];
       if (!user) throw new Error("unreachable");
@@ -108,6 +109,7 @@ describe("watch rules repository", () => {
         { maxRulesPerUser: 50 },
       );
       if (!r.ok) throw new Error("expected a rule");
+      created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters: { i } });
       if (i % 5 === 0) {
         await setRuleEnabled(db.prisma, user.id, r.rule.id, false);
         disabled.add(r.rule.id);
@@ -119,9 +121,9 @@ describe("watch rules repository", () => {
     const all = batches.flat();
     const ids = all.map((r) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(all.every((r) => r.enabled && !disabled.has(r.id))).toBe(true);
+    expect(all.every((r) => !disabled.has(r.id))).toBe(true);
     const mine = all.filter((r) => users.some((u) => u.id === r.userId));
     expect(mine).toHaveLength(20);
-    for (const r of mine) expect(r.discordUserId).toBe(users.find((u) => u.id === r.userId)?.discordId);
+    for (const r of mine) expect(r).toEqual(created.get(r.id));
   });
 });

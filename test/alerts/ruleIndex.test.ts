@@ -1,0 +1,67 @@
+// The rule index against Postgres: a full load in batches, then syncs that pick up rules other processes added, changed, paused and deleted.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRuleIndex } from "../../src/alerts/ruleIndex.ts";
+import {
+  createRule,
+  removeRule,
+  setRuleEnabled,
+  updateRule,
+  type NewRule,
+} from "../../src/db/repos/rules.ts";
+import { ensureUser } from "../../src/db/repos/users.ts";
+import { createLogger } from "../../src/log.ts";
+import { freshDatabase, type TestDatabase } from "../support/db.ts";
+import { listingWith } from "./fixtures.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const ITEM = "Falcon Rifle | Ember Tide (Pristine)";
+
+describe("rule index", () => {
+  it("GIVEN stored rules WHEN loaded and then changed by another process THEN each sync leaves exactly the enabled rules indexed", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000001");
+    const add = async (name: string, filters: NewRule["filters"]) => {
+      const r = await createRule(db.prisma, { userId: user.id, name, filters }, { maxRulesPerUser: 50 });
+      if (!r.ok) throw new Error("expected a rule");
+      return r.rule.id;
+    };
+    const cheap = await add("cheap", { item: ITEM, max_price: 9000 });
+    const dear = await add("dear", { item: ITEM, max_price: 100 });
+    const paused = await add("paused", { def_index: 7 });
+    await setRuleEnabled(db.prisma, user.id, paused, false);
+    const broken = await add("broken", { no_such_filter: 1 });
+    const gone = await add("gone", { paint_index: 282 });
+
+    const rules = createRuleIndex({ prisma: db.prisma, logger: createLogger({ level: "silent" }) });
+    expect(await rules.loadAll()).toBe(3);
+    const indexed = () => [...rules.index.ids()].map(Number).sort((a, b) => a - b);
+    const matched = () =>
+      rules.index
+        .match(listingWith())
+        .map((r) => Number(r.id))
+        .sort((a, b) => a - b);
+    expect(indexed()).toEqual([cheap, dear, gone]);
+    expect(matched()).toEqual([cheap, gone]);
+    expect(rules.index.match(listingWith())[0]?.userId).toBe(String(user.id));
+    expect(broken).toBeGreaterThan(0);
+
+    // Nothing changed: the sync is one aggregate query and reports no change.
+    expect(await rules.syncChanges()).toBe(false);
+
+    await removeRule(db.prisma, user.id, gone);
+    await setRuleEnabled(db.prisma, user.id, paused, true);
+    await updateRule(db.prisma, user.id, dear, { filters: { item: ITEM, max_price: 10_000 } });
+    await setRuleEnabled(db.prisma, user.id, cheap, false);
+    const added = await add("added", { paint_seeds: [661] });
+    expect(await rules.syncChanges()).toBe(true);
+    expect(indexed()).toEqual([dear, paused, added].sort((a, b) => a - b));
+    expect(matched()).toEqual([dear, paused, added].sort((a, b) => a - b));
+    expect(rules.size).toBe(3);
+  });
+});
