@@ -280,7 +280,10 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const feedLoop = createLoop("feed", log, feedPass, (passMs) => {
     if (!leading()) return deps.config.POLL_INTERVAL_MS;
     const delay = feed.nextDelayMs();
-    return feed.stats().consecutiveFailures > 0 ? delay : Math.max(0, delay - passMs);
+    if (feed.stats().consecutiveFailures > 0) return delay;
+    // A cycle slower than the pace must not turn the loop into back-to-back polling that starves
+    // everything else in the process: keep at least a quarter of the pace between cycles.
+    return Math.max(Math.ceil(delay / 4), delay - passMs);
   });
   const bidLoop = createLoop("bids", log, whileLeading(runBidsOnce), () => deps.config.BID_POLL_INTERVAL_MS);
   const tradeLoop = createLoop(
