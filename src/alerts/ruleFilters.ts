@@ -324,6 +324,8 @@ export function compileFilters(
  * - min_ref_qty: reference quantity >= min_ref_qty; no quantity -> no match;
  * - stickers: each selector is carried (at its slot when given); keychains: each id is carried.
  *   Selectors are checked independently, so "123, 123" means one copy; "123|0, 123|1" asks for two.
+ * The index (matcher.ts, matchesSlot) runs these same checks on its packed copy of the filters:
+ * change both together (test/alerts/matcher.test.ts compares the index with this function).
  */
 export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
   if (!l.listed) return false;
