@@ -45,14 +45,27 @@ describe.skipIf(!chromiumPath)("the playground in a browser", () => {
   const composer = () => page.locator("#composer-input");
   const message = (text: string | RegExp) => page.locator("article.msg", { hasText: text }).last();
 
-  /** Types "/" and picks a command from the bot's registered list, as a user would. */
+  /**
+   * Types "/" and picks a command from the bot's registered list, as a user would. The page
+   * redraws the composer when its live connection reconnects (it refetches what it missed), so a
+   * pick interrupted by a redraw is typed again, until the composer is in command mode.
+   */
   async function pickCommand(path: string): Promise<void> {
-    await composer().click();
-    await composer().fill(`/${path}`);
-    await page
-      .locator(".composer-popup .popup-item", { hasText: `/${path}` })
-      .first()
-      .click();
+    const deadline = Date.now() + UI_WAIT_MS * 2;
+    for (;;) {
+      try {
+        await composer().click({ timeout: 2_000 });
+        await composer().fill(`/${path}`, { timeout: 2_000 });
+        await page
+          .locator(".composer-popup .popup-item", { hasText: `/${path}` })
+          .first()
+          .click({ timeout: 3_000 });
+        await page.locator(".composer-box.command-mode").waitFor({ timeout: 2_000 });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+    }
   }
 
   it("GIVEN alice in the page WHEN she links her key, adds a rule and a matching listing appears THEN the alert DM arrives live and Buy then Confirm purchase buys it", async () => {
@@ -139,7 +152,7 @@ describe.skipIf(!chromiumPath)("the playground in a browser", () => {
     await page.locator('#messages[data-view^="alice:"]').waitFor({ timeout: UI_WAIT_MS });
     await message("Search results").waitFor({ timeout: UI_WAIT_MS });
     expect(await page.locator("article.msg", { hasText: "isn't yours" }).count()).toBe(0);
-  }, 30_000);
+  }, 60_000);
 
   it("GIVEN a message full of markup WHEN the page shows it THEN it is text: no element, handler or script link comes from it", async () => {
     const double = pg.playground.double;
