@@ -42,7 +42,8 @@ export async function diffSchemas(opts: SchemaDiffOptions): Promise<string> {
       fromArgs.splice(0, 1, "--from-schema-datamodel", fromFile);
     }
     const configFile = path.join(dir, "prisma.config.mjs");
-    await writeFile(configFile, configSource(adapterEntry), { mode: 0o600 });
+    // Owner-only: the pool settings may carry the server's password.
+    await writeFile(configFile, configSource(adapterEntry, poolConfigOf(opts.serverUrl)), { mode: 0o600 });
     const out = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
@@ -66,7 +67,6 @@ export async function diffSchemas(opts: SchemaDiffOptions): Promise<string> {
             PRISMA_QUERY_ENGINE_LIBRARY: process.execPath,
             PRISMA_HIDE_UPDATE_MESSAGE: "1",
             CHECKPOINT_DISABLE: "1",
-            SCHEMA_DIFF_PG: JSON.stringify(poolConfigOf(opts.serverUrl)),
           },
         },
         (err, stdout, stderr) => {
@@ -105,13 +105,13 @@ function poolConfigOf(url: string): Record<string, string | number> {
   };
 }
 
-function configSource(adapterEntry: string): string {
+function configSource(adapterEntry: string, pool: Record<string, string | number>): string {
   return `import { PrismaPg } from ${JSON.stringify(adapterEntry)};
 export default {
   engine: "js",
   experimental: { adapter: true },
   schema: "to.prisma",
-  adapter: async () => new PrismaPg(JSON.parse(process.env.SCHEMA_DIFF_PG)),
+  adapter: async () => new PrismaPg(${JSON.stringify(pool)}),
 };
 `;
 }
