@@ -4,7 +4,7 @@ import type { AlertMetrics, AlertSentEvent, FeedCycleEvent } from "./alerts/engi
 import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";
-import type { MarketCallEvent, MarketMetrics } from "./market/client.ts";
+import type { MarketCallEvent, MarketDroppedEvent, MarketMetrics } from "./market/client.ts";
 import { withTimeout } from "./util/timeout.ts";
 
 /** Where this process stands with the shared listing feed (only the leader replica runs it). */
@@ -79,6 +79,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     help: "Duration of one marketplace HTTP attempt (rate-limit wait excluded), by endpoint template.",
     labelNames: ["endpoint"] as const,
     buckets: MARKET_BUCKETS,
+    registers,
+  });
+  const unreadable = new Counter({
+    name: "market_unreadable_elements_total",
+    help: "Elements of marketplace answers that could not be read and were left out (the rest was used), by endpoint template and element.",
+    labelNames: ["endpoint", "what"] as const,
     registers,
   });
   const rateLimitWait = new Counter({
@@ -195,6 +201,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
       if (event.rateLimitWaitMs > 0)
         rateLimitWait.inc({ endpoint: event.endpoint }, event.rateLimitWaitMs / 1000);
     },
+    onDropped(event: MarketDroppedEvent) {
+      unreadable.inc({ endpoint: event.endpoint, what: event.what }, event.count);
+    },
     observeInteraction(o: InteractionObservation) {
       interactions.inc({ kind: o.kind, outcome: o.outcome });
       if (o.firstResponseMs !== undefined) interactionAck.observe({ kind: o.kind }, o.firstResponseMs / 1000);
@@ -252,7 +261,10 @@ function processRegistry(): Registry {
 /** One market hook feeding several sinks (the app's metrics and, in tests, an observer). */
 export function fanOutMarketMetrics(...sinks: readonly (MarketMetrics | undefined)[]): MarketMetrics {
   const live = sinks.filter((s): s is MarketMetrics => s !== undefined);
-  return { onCall: (event) => live.forEach((s) => s.onCall(event)) };
+  return {
+    onCall: (event) => live.forEach((s) => s.onCall(event)),
+    onDropped: (event) => live.forEach((s) => s.onDropped?.(event)),
+  };
 }
 
 /** One router hook feeding several sinks (the app's metrics and, in tests, an observer). */

@@ -40,6 +40,7 @@ import type { Endpoint, HttpMethod, PathParams, RouteName } from "./routes.ts";
 import * as s from "./schemas.ts";
 import type {
   Bid,
+  BidReceipt,
   BuyOrder,
   BuyOrderAggregate,
   Listing,
@@ -48,6 +49,7 @@ import type {
   MyBuyOrdersPage,
   Offer,
   OffersTimelinePage,
+  SaleEntry,
   StallPage,
   Trade,
   TradesPage,
@@ -66,8 +68,17 @@ export interface MarketCallEvent {
   attempt: number;
 }
 
+/** Elements of one answer that could not be read and were left out (the rest was used). */
+export interface MarketDroppedEvent {
+  endpoint: Endpoint;
+  /** What was dropped, e.g. "listing", "trade.contract". */
+  what: string;
+  count: number;
+}
+
 export interface MarketMetrics {
   onCall(event: MarketCallEvent): void;
+  onDropped?(event: MarketDroppedEvent): void;
 }
 
 export interface RetryOptions {
@@ -110,7 +121,7 @@ export interface MarketApi {
   getListingBids(id: string): Promise<Bid[]>;
   getSimilarListings(id: string): Promise<Listing[]>;
   getHistoryGraph(marketHashName: string, q?: HistoryQuery): Promise<s.HistoryPoint[]>;
-  getHistorySales(marketHashName: string, q?: HistoryQuery): Promise<Listing[]>;
+  getHistorySales(marketHashName: string, q?: HistoryQuery): Promise<SaleEntry[]>;
   getStall(platformId: string, q?: StallQuery): Promise<StallPage>;
   // 4.2 selling
   createListing(body: NewListing): Promise<Listing>;
@@ -126,7 +137,8 @@ export interface MarketApi {
    * trades the purchase opened when the answer lists them (the spec does not show it), else [].
    */
   buyListings(body: BuyBody): Promise<Trade[]>;
-  placeBid(id: string, maxPrice: number): Promise<Bid>;
+  /** Resolves with the bid's receipt: live it has no price or state; read the listing for those. */
+  placeBid(id: string, maxPrice: number): Promise<BidReceipt>;
   getListingBuyOrders(id: string, q?: ListingBuyOrdersQuery): Promise<BuyOrderAggregate[]>;
   getBuyOrdersForItem(q: BuyOrdersForItemQuery): Promise<BuyOrder[]>;
   createBuyOrder(body: NewBuyOrder): Promise<BuyOrder>;
@@ -248,6 +260,33 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       // A broken metrics sink must not turn a good answer into a failure.
       log.warn({ err: error, endpoint: event.endpoint }, "market metrics hook threw");
     }
+  }
+
+  /** One log line per answer that had unreadable elements, and a count per kind of element. */
+  function reportDropped(endpoint: Endpoint, dropped: readonly s.DroppedElement[]): void {
+    const byWhat = new Map<string, number>();
+    for (const d of dropped) byWhat.set(d.what, (byWhat.get(d.what) ?? 0) + 1);
+    log.warn(
+      {
+        endpoint,
+        dropped: Object.fromEntries(byWhat),
+        // Where the first few broke the schema: field paths only, never values.
+        at: dropped.slice(0, 3).map((d) => `${d.what}[${d.index}].${d.path}`),
+      },
+      "unreadable elements left out of a marketplace answer",
+    );
+    if (options.metrics?.onDropped === undefined) return;
+    try {
+      for (const [what, count] of byWhat) options.metrics.onDropped({ endpoint, what, count });
+    } catch (error) {
+      log.warn({ err: error, endpoint }, "market metrics hook threw");
+    }
+  }
+
+  function decode<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
+    const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema));
+    if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
+    return value;
   }
 
   async function sendOnce(
@@ -408,14 +447,14 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         });
       },
       getListing: async (id) => json("getListing", { listing_id: id }, s.Listing),
-      getListingBids: async (id) => json("getListingBids", { listing_id: id }, s.Bid.array()),
-      getSimilarListings: async (id) => json("getSimilarListings", { listing_id: id }, s.Listing.array()),
+      getListingBids: async (id) => json("getListingBids", { listing_id: id }, s.Bids),
+      getSimilarListings: async (id) => json("getSimilarListings", { listing_id: id }, s.Listings),
       getHistoryGraph: async (name, q = {}) =>
-        json("getHistoryGraph", { market_hash_name: name }, s.HistoryPoint.array(), {
+        json("getHistoryGraph", { market_hash_name: name }, s.HistoryPoints, {
           query: checked("getHistoryGraph", req.HistoryQuery, q),
         }),
       getHistorySales: async (name, q = {}) =>
-        json("getHistorySales", { market_hash_name: name }, s.Listing.array(), {
+        json("getHistorySales", { market_hash_name: name }, s.SaleEntries, {
           query: checked("getHistorySales", req.HistoryQuery, q),
         }),
       getStall: async (platformId, q = {}) =>
@@ -454,7 +493,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         return [];
       },
       placeBid: async (id, maxPrice) =>
-        json("placeBid", { listing_id: id }, s.Bid, {
+        json("placeBid", { listing_id: id }, s.BidReceipt, {
           body: checked("placeBid", req.BidBody, { max_price: maxPrice }),
         }),
       getListingBuyOrders: async (id, q = {}) => {
@@ -467,14 +506,14 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
           cached === undefined ? { query } : { query, ifNoneMatch: cached.etag },
         );
         if (res.status === 304 && cached !== undefined) return cached.value;
-        const value = decode("getListingBuyOrders", res, s.BuyOrderAggregate.array());
+        const value = decode("getListingBuyOrders", res, s.BuyOrderAggregates);
         const etag = headerText(res.headers["etag"]);
         if (etag === undefined) buyOrdersCache.delete(cacheKey);
         else buyOrdersCache.set(cacheKey, { etag, value });
         return value;
       },
       getBuyOrdersForItem: async (q) =>
-        json("getBuyOrdersForItem", {}, s.BuyOrder.array(), {
+        json("getBuyOrdersForItem", {}, s.BuyOrders, {
           query: checked("getBuyOrdersForItem", req.BuyOrdersForItemQuery, q),
         }),
       createBuyOrder: async (body) =>
@@ -576,7 +615,7 @@ function checked<S extends z.ZodType>(route: RouteName, schema: S, value: unknow
   });
 }
 
-function decode<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
+function decodeStrict<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
   const endpoint = endpointOf(route);
   // A write that answered 2xx was applied even if we cannot read the answer.
   const mayHaveSucceeded = !ROUTES[route].idempotent;

@@ -1,22 +1,96 @@
-// zod schemas for every marketplace resource (spec section 2): lenient to unknown and absent
-// optional fields, strict on the fields the bot uses. Types are derived from the schemas.
+// zod schemas for every marketplace resource (spec section 2). The reading policy (ADR 011):
+// tolerant where the live service varies (unknown fields ignored, numeric strings read as
+// numbers, null read as absent, one unreadable list element dropped and counted instead of
+// failing the page), strict where a wrong value would mislead the user (ids, the prices of what
+// is bought or bid on). Types are derived from the schemas.
 import { z } from "zod";
 
 export const Id = z.string().regex(/^\d+$/, "must be a numeric id string");
-/** Integer cents, >= 0. */
+/** Integer cents, >= 0. Strict: a price the user acts on is never guessed from an odd value. */
 export const Cents = z.number().int().min(0);
-/** Signed money change (ledger offsets); the live service may send fractions. */
-export const SignedAmount = z.number();
 export const Timestamp = z.string().min(1);
+
+const NUMERIC_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** A number, or a numeric string ("1.23") as several live clients decode money-like fields. */
+export const LooseNumber = z.preprocess(
+  (v) => (typeof v === "string" && NUMERIC_TEXT.test(v) ? Number(v) : v),
+  z.number().finite(),
+);
+/** A whole number, or a string of one. */
+export const LooseInt = LooseNumber.pipe(z.number().int());
+/** Text that some clients see as a number (original_tx: string | number). */
+export const LooseString = z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string());
+/** Signed money change (ledger offsets); the live service may send fractions or strings. */
+export const SignedAmount = LooseNumber;
 
 const opt = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
 
+/** One element a tolerant list could not read: dropped, counted, described for one log line. */
+export interface DroppedElement {
+  readonly what: string;
+  readonly index: number;
+  /** Where the element broke the schema, e.g. "item.market_hash_name"; never a value. */
+  readonly path: string;
+}
+
+// Parsing is synchronous, so one module-level sink scoped by collectDropped() is safe.
+let droppedSink: DroppedElement[] | undefined;
+
+/** Runs a parse and returns what tolerant lists dropped during it. */
+export function collectDropped<T>(parse: () => T): { value: T; dropped: DroppedElement[] } {
+  const outer = droppedSink;
+  const dropped: DroppedElement[] = [];
+  droppedSink = dropped;
+  try {
+    return { value: parse(), dropped };
+  } finally {
+    droppedSink = outer;
+    outer?.push(...dropped);
+  }
+}
+
+/**
+ * A list read element by element: an element that does not parse is left out (and reported to
+ * collectDropped) instead of failing the whole answer. Used for every list the service returns.
+ */
+export function tolerantArray<T extends z.ZodType>(element: T, what: string) {
+  return z.array(z.unknown()).transform((items) => {
+    const out: z.output<T>[] = [];
+    items.forEach((item, index) => {
+      const parsed = element.safeParse(item);
+      if (parsed.success) {
+        out.push(parsed.data);
+      } else {
+        const first = parsed.error.issues[0];
+        droppedSink?.push({ what, index, path: first ? first.path.map(String).join(".") || "(root)" : "" });
+      }
+    });
+    return out;
+  });
+}
+
+/** An optional nested object that must not take its parent down: unreadable reads as absent. */
+function lenient<T extends z.ZodType>(schema: T, what: string) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<T> | undefined => {
+      if (value === null || value === undefined) return undefined;
+      const parsed = schema.safeParse(value);
+      if (parsed.success) return parsed.data;
+      const first = parsed.error.issues[0];
+      droppedSink?.push({ what, index: 0, path: first ? first.path.map(String).join(".") || "(root)" : "" });
+      return undefined;
+    });
+}
+
 export const UserStatistics = z.object({
-  median_trade_time: opt(z.number()),
-  total_avoided_trades: opt(z.number()),
-  total_failed_trades: opt(z.number()),
-  total_trades: opt(z.number()),
-  total_verified_trades: opt(z.number()),
+  median_trade_time: opt(LooseNumber),
+  total_avoided_trades: opt(LooseNumber),
+  total_failed_trades: opt(LooseNumber),
+  total_trades: opt(LooseNumber),
+  total_verified_trades: opt(LooseNumber),
 });
 
 export const UserSummary = z.object({
@@ -24,7 +98,7 @@ export const UserSummary = z.object({
   obfuscated_id: opt(z.string()),
   username: opt(z.string()),
   avatar: opt(z.string()),
-  flags: opt(z.number()),
+  flags: opt(LooseNumber),
   online: opt(z.boolean()),
   away: opt(z.boolean()),
   stall_public: opt(z.boolean()),
@@ -33,45 +107,45 @@ export const UserSummary = z.object({
 export type UserSummary = z.infer<typeof UserSummary>;
 
 export const ReferenceSample = z.object({
-  price: opt(z.number()),
-  quantity: opt(z.number()),
+  price: opt(LooseNumber),
+  quantity: opt(LooseNumber),
   updated_at: opt(Timestamp),
 });
 
 export const Sticker = z.object({
-  stickerId: z.number(),
-  slot: opt(z.number()),
-  wear: opt(z.number()),
+  stickerId: LooseNumber,
+  slot: opt(LooseNumber),
+  wear: opt(LooseNumber),
   name: opt(z.string()),
   icon_url: opt(z.string()),
-  offset_x: opt(z.number()),
-  offset_y: opt(z.number()),
+  offset_x: opt(LooseNumber),
+  offset_y: opt(LooseNumber),
   reference: opt(ReferenceSample),
 });
 export type Sticker = z.infer<typeof Sticker>;
 
 export const Keychain = z.object({
-  stickerId: z.number(),
-  slot: opt(z.number()),
-  pattern: opt(z.number()),
-  wrapped_sticker: opt(z.number()),
+  stickerId: LooseNumber,
+  slot: opt(LooseNumber),
+  pattern: opt(LooseNumber),
+  wrapped_sticker: opt(LooseNumber),
   name: opt(z.string()),
   icon_url: opt(z.string()),
-  offset_x: opt(z.number()),
-  offset_y: opt(z.number()),
-  offset_z: opt(z.number()),
+  offset_x: opt(LooseNumber),
+  offset_y: opt(LooseNumber),
+  offset_z: opt(LooseNumber),
   reference: opt(ReferenceSample),
 });
 export type Keychain = z.infer<typeof Keychain>;
 
 export const ReferencePrice = z.object({
-  base_price: opt(z.number()),
-  predicted_price: opt(z.number()),
-  keychain_price: opt(z.number()),
-  float_factor: opt(z.number()),
-  quantity: opt(z.number()),
+  base_price: opt(LooseNumber),
+  predicted_price: opt(LooseNumber),
+  keychain_price: opt(LooseNumber),
+  float_factor: opt(LooseNumber),
+  quantity: opt(LooseNumber),
   last_updated: opt(Timestamp),
-  buy_order: opt(z.object({ max_price: opt(z.number()), quantity: opt(z.number()) })),
+  buy_order: opt(z.object({ max_price: opt(LooseNumber), quantity: opt(LooseNumber) })),
 });
 export type ReferencePrice = z.infer<typeof ReferencePrice>;
 
@@ -84,17 +158,17 @@ export const Item = z.object({
   wear_name: opt(z.string()),
   collection: opt(z.string()),
   description: opt(z.string()),
-  def_index: opt(z.number().int()),
-  paint_index: opt(z.number().int()),
-  paint_seed: opt(z.number().int()),
-  float_value: opt(z.number().min(0).max(1)),
-  rarity: opt(z.number().int()),
+  def_index: opt(LooseInt),
+  paint_index: opt(LooseInt),
+  paint_seed: opt(LooseInt),
+  float_value: opt(LooseNumber.pipe(z.number().min(0).max(1))),
+  rarity: opt(LooseInt),
   rarity_name: opt(z.string()),
-  quality: opt(z.number().int()),
+  quality: opt(LooseInt),
   is_statcounter: opt(z.boolean()),
   is_souvenir: opt(z.boolean()),
   is_commodity: opt(z.boolean()),
-  tradable: opt(z.number()),
+  tradable: opt(LooseNumber),
   icon_url: opt(z.string()),
   inspect_link: opt(z.string()),
   d_param: opt(z.string()),
@@ -103,27 +177,35 @@ export const Item = z.object({
   game_screenshot_id: opt(z.string()),
   game_screenshot_at: opt(Timestamp),
   phase: opt(z.string()),
-  low_rank: opt(z.number()),
-  high_rank: opt(z.number()),
-  sticker_index: opt(z.number()),
-  keychain_index: opt(z.number()),
-  keychain_pattern: opt(z.number()),
-  stickers: opt(z.array(Sticker)),
-  keychains: opt(z.array(Keychain)),
-  badges: opt(z.array(z.string())),
+  low_rank: opt(LooseNumber),
+  high_rank: opt(LooseNumber),
+  sticker_index: opt(LooseNumber),
+  keychain_index: opt(LooseNumber),
+  keychain_pattern: opt(LooseNumber),
+  stickers: opt(tolerantArray(Sticker, "sticker")),
+  keychains: opt(tolerantArray(Keychain, "keychain")),
+  badges: opt(tolerantArray(z.string(), "badge")),
   reference: opt(ReferencePrice),
   fade: opt(
     z.object({
-      percentage: opt(z.number()),
-      rank: opt(z.number()),
-      seed: opt(z.number()),
+      percentage: opt(LooseNumber),
+      rank: opt(LooseNumber),
+      seed: opt(LooseNumber),
       type: opt(z.string()),
     }),
   ),
-  blue_gem: opt(z.record(z.string(), z.number())),
+  /** Null values are read as absent (a live shape). */
+  blue_gem: opt(
+    z
+      .record(z.string(), LooseNumber.nullish())
+      .transform(
+        (r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v != null)) as Record<string, number>,
+      ),
+  ),
 });
 export type Item = z.infer<typeof Item>;
 
+/** A standing bid as listings and the bid history show it: its price is what leads the auction. */
 export const Bid = z.object({
   id: Id,
   contract_id: opt(Id),
@@ -133,6 +215,21 @@ export const Bid = z.object({
   created_at: opt(Timestamp),
 });
 export type Bid = z.infer<typeof Bid>;
+
+/**
+ * The answer to placing a bid. Live it is `{ id, created_at, max_price, contract_id }`: no
+ * price and no state, and a re-bid gets a new id. Who leads is read from the listing.
+ */
+export const BidReceipt = z.object({
+  id: Id,
+  contract_id: opt(Id),
+  max_price: opt(Cents),
+  price: opt(Cents),
+  state: opt(z.string()),
+  obfuscated_buyer_id: opt(z.string()),
+  created_at: opt(Timestamp),
+});
+export type BidReceipt = z.infer<typeof BidReceipt>;
 
 export const ListingType = z.enum(["buy_now", "auction"]);
 export type ListingType = z.infer<typeof ListingType>;
@@ -153,47 +250,53 @@ export const Listing = z.object({
   /** listed, sold, delisted, refunded (api-notes); kept open for unknown states. */
   state: z.string(),
   description: opt(z.string()),
-  seller: opt(UserSummary),
+  seller: lenient(UserSummary, "listing.seller"),
   item: Item,
   reference: opt(ReferencePrice),
   is_seller: opt(z.boolean()),
   min_offer_price: opt(Cents),
   /** Basis points: 1500 = 15%. */
-  max_offer_discount: opt(z.number()),
+  max_offer_discount: opt(LooseNumber),
   is_watchlisted: opt(z.boolean()),
-  watchers: opt(z.number().int()),
+  watchers: opt(LooseInt),
   auction_details: opt(AuctionDetails),
 });
 export type Listing = z.infer<typeof Listing>;
 
 export const HybridProperties = z.object({
-  min_float: opt(z.number()),
-  max_float: opt(z.number()),
-  paint_index: opt(z.number().int()),
-  paint_seeds: opt(z.array(z.number().int())),
-  applied_stickers: opt(z.array(z.object({ sId: z.number().int() }))),
-  applied_keychains: opt(z.array(z.object({ sId: z.number().int() }))),
-  min_keychain_pattern: opt(z.number().int()),
-  max_keychain_pattern: opt(z.number().int()),
+  min_float: opt(LooseNumber),
+  max_float: opt(LooseNumber),
+  paint_index: opt(LooseInt),
+  paint_seeds: opt(z.array(LooseInt)),
+  applied_stickers: opt(z.array(z.object({ sId: LooseInt }))),
+  applied_keychains: opt(z.array(z.object({ sId: LooseInt }))),
+  min_keychain_pattern: opt(LooseInt),
+  max_keychain_pattern: opt(LooseInt),
 });
 export type HybridProperties = z.infer<typeof HybridProperties>;
 
+/**
+ * A buy order. Orders made on the website can be "advanced": they carry an `expression` (a
+ * filter in the site's own language, shown as is) and no market_hash_name.
+ */
 export const BuyOrder = z.object({
   id: Id,
   created_at: opt(Timestamp),
-  market_hash_name: z.string(),
+  market_hash_name: opt(z.string().min(1)),
+  expression: opt(z.string().min(1)),
   price: Cents,
-  qty: z.number().int(),
-  bought_item_count: opt(z.number().int()),
-  hybrid_properties: opt(HybridProperties),
+  qty: LooseInt,
+  bought_item_count: opt(LooseInt),
+  hybrid_properties: lenient(HybridProperties, "hybrid_properties"),
 });
 export type BuyOrder = z.infer<typeof BuyOrder>;
 
 export const BuyOrderAggregate = z.object({
-  market_hash_name: z.string(),
+  market_hash_name: opt(z.string().min(1)),
+  expression: opt(z.string().min(1)),
   price: Cents,
-  qty: z.number().int(),
-  hybrid_properties: opt(HybridProperties),
+  qty: LooseInt,
+  hybrid_properties: lenient(HybridProperties, "hybrid_properties"),
 });
 export type BuyOrderAggregate = z.infer<typeof BuyOrderAggregate>;
 
@@ -208,15 +311,15 @@ export const Offer = z.object({
   price: Cents,
   type: opt(z.string()),
   state: opt(z.string()),
-  buyer: opt(UserSummary),
-  contract: opt(Listing),
+  buyer: lenient(UserSummary, "offer.buyer"),
+  contract: lenient(Listing, "offer.contract"),
 });
 export type Offer = z.infer<typeof Offer>;
 
 export const TradeState = z.string();
 export const PlatformOffer = z.object({
   id: opt(z.string()),
-  state: opt(z.number()),
+  state: opt(LooseNumber),
   is_from_seller: opt(z.boolean()),
   sent_at: opt(Timestamp),
   updated_at: opt(Timestamp),
@@ -233,17 +336,17 @@ export const Trade = z.object({
   accepted_at: opt(Timestamp),
   verified_at: opt(Timestamp),
   expires_at: opt(Timestamp),
-  buyer: opt(UserSummary),
-  seller: opt(UserSummary),
-  contract: opt(Listing),
+  buyer: lenient(UserSummary, "trade.buyer"),
+  seller: lenient(UserSummary, "trade.seller"),
+  contract: lenient(Listing, "trade.contract"),
   /** queued (waiting on the seller), pending, verified, failed, cancelled (api-notes). */
   state: TradeState,
   verification_mode: opt(z.string()),
   /** Sensitive: never logged or shown. */
   trade_token: opt(z.string()),
   trade_url: opt(z.string()),
-  platform_offer: opt(PlatformOffer),
-  inventory_check_status: opt(z.number()),
+  platform_offer: lenient(PlatformOffer, "trade.platform_offer"),
+  inventory_check_status: opt(LooseNumber),
   verify_sale_at: opt(Timestamp),
   trade_protection_ends_at: opt(Timestamp),
   seller_blocked_buyer_at: opt(Timestamp),
@@ -268,42 +371,62 @@ export const TransactionType = z.enum([
 export type TransactionType = z.infer<typeof TransactionType>;
 
 export const Transaction = z.object({
-  id: z.string(),
+  id: LooseString,
   user_id: opt(z.string()),
   created_at: opt(Timestamp),
   type: z.string(),
   balance_offset: opt(SignedAmount),
   pending_offset: opt(SignedAmount),
-  details: opt(
+  details: lenient(
     z.object({
-      bid_id: opt(z.string()),
-      listing_id: opt(z.string()),
-      contract_id: opt(z.string()),
-      trade_id: opt(z.string()),
-      original_tx: opt(z.string()),
-      session_id: opt(z.string()),
-      type: opt(z.string()),
-      reason: opt(z.string()),
-      grantor: opt(z.string()),
-      fee: opt(z.string()),
-      exchange_rate: opt(z.string()),
-      payment_method: opt(z.string()),
-      payment_processor: opt(z.string()),
-      fee_amount: opt(z.number()),
+      bid_id: opt(LooseString),
+      listing_id: opt(LooseString),
+      contract_id: opt(LooseString),
+      trade_id: opt(LooseString),
+      original_tx: opt(LooseString),
+      session_id: opt(LooseString),
+      type: opt(LooseString),
+      reason: opt(LooseString),
+      grantor: opt(LooseString),
+      fee: opt(LooseString),
+      exchange_rate: opt(LooseString),
+      payment_method: opt(LooseString),
+      payment_processor: opt(LooseString),
+      fee_amount: opt(LooseNumber),
+      /** Not in the spec; a live-tested client decodes it as a string. */
+      float_fee: opt(LooseString),
     }),
+    "transaction.details",
   ),
 });
 export type Transaction = z.infer<typeof Transaction>;
 
 export const HistoryPoint = z.object({
   day: z.string(),
-  count: z.number(),
+  count: LooseNumber,
   /** Cents; may be fractional. */
-  avg_price: z.number(),
+  avg_price: LooseNumber,
 });
 export type HistoryPoint = z.infer<typeof HistoryPoint>;
 
-export const ErrorBody = z.object({ code: opt(z.number()), message: opt(z.string()) });
+/**
+ * One past sale of GET /history/{name}/sales. The spec says "array of Listing"; public clients
+ * model `{ price, sold_at, item, reference }` only, so everything but the price is optional.
+ */
+export const SaleEntry = z.object({
+  id: opt(Id),
+  price: Cents,
+  sold_at: opt(Timestamp),
+  created_at: opt(Timestamp),
+  type: opt(z.string()),
+  state: opt(z.string()),
+  item: lenient(Item, "sale.item"),
+  reference: lenient(ReferencePrice, "sale.reference"),
+});
+export type SaleEntry = z.infer<typeof SaleEntry>;
+export const SaleEntries = tolerantArray(SaleEntry, "sale");
+
+export const ErrorBody = z.object({ code: opt(LooseNumber), message: opt(z.string()) });
 
 /** Sort orders of GET /listings, in the spec's order. */
 export const SortBy = z.enum([
@@ -331,20 +454,20 @@ export const TRADE_STATES = ["queued", "pending", "verified", "failed", "cancell
 /** GET /listings: `{ data, cursor }`, or a bare array from older service versions (api-notes). */
 export const ListingPage = z.preprocess(
   (v) => (Array.isArray(v) ? { data: v } : v),
-  z.object({ data: z.array(Listing), cursor: opt(z.string()) }),
+  z.object({ data: tolerantArray(Listing, "listing"), cursor: opt(z.string()) }),
 );
 export type ListingPage = z.infer<typeof ListingPage>;
 
 export const StallPage = z.object({
-  data: z.array(Listing),
+  data: tolerantArray(Listing, "listing"),
   cursor: opt(z.string()),
-  total_count: z.number().int(),
+  total_count: LooseInt,
   /** Cents. */
-  total_price: z.number(),
+  total_price: LooseNumber,
 });
 export type StallPage = z.infer<typeof StallPage>;
 
-export const ListingsEnvelope = z.object({ data: z.array(Listing) });
+export const ListingsEnvelope = z.object({ data: tolerantArray(Listing, "listing") });
 export const TradesEnvelope = z.preprocess(
   // Bulk accept's envelope is not in the spec: take `{ data }`, `{ trades }` or a bare array.
   (v) =>
@@ -353,19 +476,24 @@ export const TradesEnvelope = z.preprocess(
       : typeof v === "object" && v !== null && !("data" in v) && "trades" in v
         ? { data: v.trades }
         : v,
-  z.object({ data: z.array(Trade) }),
+  z.object({ data: tolerantArray(Trade, "trade") }),
 );
-export const BuyOrderAggregatesEnvelope = z.object({ data: z.array(BuyOrderAggregate) });
+export const BuyOrderAggregatesEnvelope = z.object({
+  data: tolerantArray(BuyOrderAggregate, "buy order aggregate"),
+});
 
-export const MyBuyOrdersPage = z.object({ orders: z.array(BuyOrder), count: opt(z.number().int()) });
+export const MyBuyOrdersPage = z.object({
+  orders: tolerantArray(BuyOrder, "buy order"),
+  count: opt(LooseInt),
+});
 export type MyBuyOrdersPage = z.infer<typeof MyBuyOrdersPage>;
-export const OffersTimelinePage = z.object({ offers: z.array(Offer) });
+export const OffersTimelinePage = z.object({ offers: tolerantArray(Offer, "offer") });
 export type OffersTimelinePage = z.infer<typeof OffersTimelinePage>;
-export const TradesPage = z.object({ trades: z.array(Trade), count: opt(z.number().int()) });
+export const TradesPage = z.object({ trades: tolerantArray(Trade, "trade"), count: opt(LooseInt) });
 export type TradesPage = z.infer<typeof TradesPage>;
 export const TransactionsPage = z.object({
-  transactions: z.array(Transaction),
-  count: opt(z.number().int()),
+  transactions: tolerantArray(Transaction, "transaction"),
+  count: opt(LooseInt),
 });
 export type TransactionsPage = z.infer<typeof TransactionsPage>;
 
@@ -381,6 +509,13 @@ export const Me = z.preprocess(
     }
     return wrapped;
   },
-  z.object({ user: UserSummary, balance: opt(z.number()) }),
+  z.object({ user: UserSummary, balance: opt(LooseNumber) }),
 );
 export type Me = z.infer<typeof Me>;
+
+/** Bare lists of the spec, read element by element. */
+export const Listings = tolerantArray(Listing, "listing");
+export const Bids = tolerantArray(Bid, "bid");
+export const BuyOrders = tolerantArray(BuyOrder, "buy order");
+export const BuyOrderAggregates = tolerantArray(BuyOrderAggregate, "buy order aggregate");
+export const HistoryPoints = tolerantArray(HistoryPoint, "history point");

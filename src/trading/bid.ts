@@ -3,7 +3,7 @@ import { recordBidObservation, trackBid, transitionBid } from "../db/repos/bids.
 import { getUserById } from "../db/repos/users.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
-import type { Bid, Listing } from "../market/schemas.ts";
+import type { BidReceipt, Listing } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { nowOf, type TradingDeps } from "./deps.ts";
 import { requireCents, requireId } from "./validate.ts";
@@ -51,7 +51,7 @@ export async function placeBid(
     );
   }
 
-  let bid: Bid;
+  let bid: BidReceipt;
   try {
     bid = await deps.market.placeBid(listingId, maxPrice);
   } catch (error) {
@@ -63,7 +63,8 @@ export async function placeBid(
       { listingId, maxPrice, kind: error.kind },
     );
   }
-  // The answer is our bid only; the standing price and leader come from the listing.
+  // The answer is a receipt only (live: no price, no state, a new id on every re-bid); the
+  // standing price and who leads come from the listing.
   const after = await deps.market.getListing(listingId).catch((error: unknown) => {
     deps.logger.warn({ err: error, listingId }, "listing re-read after bid failed");
     return undefined;
@@ -116,19 +117,31 @@ function assertBiddable(listing: Listing, now: Date): void {
   }
 }
 
-/** We lead when the listing's top bid is ours: the same bid, or the same (obfuscated) bidder. */
-export function bidResult(listingId: string, maxPrice: Cents, bid: Bid, listing: Listing): BidResult {
+/**
+ * Whether we lead, read from the listing's auction details as the live service requires: bid
+ * ids change on every re-bid, so they say nothing. With proxy bidding the standing price never
+ * passes the leader's ceiling, so a top bid above ours means someone else leads. A bidder id,
+ * when both sides carry one, settles it either way (e.g. a rival who bid the same ceiling first).
+ */
+export function bidResult(
+  listingId: string,
+  maxPrice: Cents,
+  receipt: BidReceipt,
+  listing: Listing,
+): BidResult {
   const top = listing.auction_details?.top_bid;
+  const ceiling = receipt.max_price ?? maxPrice;
   const sameBidder =
-    top !== undefined &&
-    (top.id === bid.id ||
-      (top.obfuscated_buyer_id !== undefined && top.obfuscated_buyer_id === bid.obfuscated_buyer_id));
+    top?.obfuscated_buyer_id !== undefined && receipt.obfuscated_buyer_id !== undefined
+      ? top.obfuscated_buyer_id === receipt.obfuscated_buyer_id
+      : undefined;
+  const youAreTop = top !== undefined && top.price <= ceiling && sameBidder !== false;
   return {
     listingId,
     maxPriceCents: maxPrice,
     topBidCents: top?.price,
     minNextBidCents: minNextBidOf(listing),
-    youAreTop: sameBidder,
+    youAreTop: youAreTop || (sameBidder === true && top !== undefined),
     expiresAt: toDate(listing.auction_details?.expires_at),
   };
 }
