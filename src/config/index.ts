@@ -149,11 +149,14 @@ export function loadConfig(
     Object.keys(EnvSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
   );
   const parsed = EnvSchema.safeParse(known);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`),
-    );
-  }
+  // Every problem at once: each variable on its own, then the rules between them.
+  const problems = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`)),
+    ...crossFieldProblems(known),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const playground = e.DISCORD_TOKEN === undefined;
   return {
@@ -164,4 +167,17 @@ export function loadConfig(
     embeddedDatabase: e.DATABASE_URL === undefined,
     dataDir: path.resolve(cwd, e.DATA_DIR),
   };
+}
+
+/** Rules between variables, on the raw values (an empty value means unset). */
+function crossFieldProblems(env: Record<string, unknown>): string[] {
+  const given = (k: keyof Env) => typeof env[k] === "string" && env[k].trim() !== "";
+  const problems: string[] = [];
+  if (given("MARKET_BASE_URL") && !given("MARKET_API_KEY")) {
+    // The live service refuses keyless reads (403), so the shared feed would never see a listing.
+    problems.push(
+      "MARKET_API_KEY: required with MARKET_BASE_URL: the marketplace refuses reads without a key, and the shared listing feed and market data for users without a linked key use this one (leave MARKET_BASE_URL unset to use the built-in sandbox)",
+    );
+  }
+  return problems;
 }

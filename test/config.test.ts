@@ -1,0 +1,49 @@
+// Configuration rules between variables: a real marketplace needs the operator's key.
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config/index.ts";
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env, "/tmp");
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe("configuration", () => {
+  it("GIVEN MARKET_BASE_URL without MARKET_API_KEY WHEN the configuration loads THEN it is refused with a message naming the key and why", () => {
+    const problems = problemsOf({ MARKET_BASE_URL: "https://market.example/api/v1" });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^MARKET_API_KEY: required with MARKET_BASE_URL/);
+    expect(problems[0]).toContain("refuses reads without a key");
+  });
+
+  it("GIVEN an empty MARKET_API_KEY= line WHEN MARKET_BASE_URL is set THEN it counts as missing", () => {
+    expect(
+      problemsOf({ MARKET_BASE_URL: "https://market.example/api/v1", MARKET_API_KEY: "  " }),
+    ).toHaveLength(1);
+  });
+
+  it("GIVEN MARKET_BASE_URL and MARKET_API_KEY WHEN the configuration loads THEN it is accepted", () => {
+    const config = loadConfig(
+      { MARKET_BASE_URL: "https://market.example/api/v1", MARKET_API_KEY: "k" },
+      "/tmp",
+    );
+    expect(config.sandboxInProcess).toBe(false);
+    expect(config.MARKET_API_KEY).toBe("k");
+  });
+
+  it("GIVEN neither WHEN the configuration loads THEN the built-in sandbox is used and no key is needed", () => {
+    const config = loadConfig({}, "/tmp");
+    expect(config.sandboxInProcess).toBe(true);
+    expect(config.MARKET_API_KEY).toBeUndefined();
+  });
+
+  it("GIVEN a bad variable and a missing key WHEN the configuration loads THEN both problems are listed at once", () => {
+    const problems = problemsOf({ MARKET_BASE_URL: "https://market.example/api/v1", HTTP_PORT: "http" });
+    expect(problems.some((p) => p.startsWith("MARKET_API_KEY"))).toBe(true);
+    expect(problems.some((p) => p.startsWith("HTTP_PORT"))).toBe(true);
+  });
+});
