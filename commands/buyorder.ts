@@ -8,7 +8,7 @@ import { LISTING_OPTION } from "../src/discord/options.ts";
 import { numberedPaging, pageFromSubject } from "../src/discord/pager.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { itemName } from "../src/discord/render/listing.ts";
-import { aggregatesEmbed, buyOrderEmbed, buyOrdersPageMessage } from "../src/discord/render/trading.ts";
+import { aggregatesEmbed, buyOrderEmbed, buyOrdersPageMessage } from "../src/discord/render/buyOrders.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption } from "../src/errors.ts";

@@ -1,5 +1,7 @@
 // Standing buy orders: create, list, edit without losing constraints, cancel, and see which
-// orders a listing or an item would meet.
+// orders a listing or an item would meet. Orders made on the website may be "advanced": they
+// carry the site's filter expression instead of an item name; we show them and change their
+// price and quantity, never their expression.
 import { invalidOption, UserFacingError } from "../errors.ts";
 import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
@@ -26,7 +28,10 @@ const SCAN_MAX_PAGES = 20;
 
 export interface BuyOrderView {
   orderId: string;
-  itemName: string;
+  /** The item's market name; absent on advanced orders. */
+  itemName: string | undefined;
+  /** An advanced order's filter, exactly as the marketplace sent it (may be long). */
+  expression: string | undefined;
   maxPriceCents: Cents;
   quantity: number;
   boughtCount: number | undefined;
@@ -35,7 +40,8 @@ export interface BuyOrderView {
 }
 
 export interface BuyOrderAggregateView {
-  itemName: string;
+  itemName: string | undefined;
+  expression: string | undefined;
   maxPriceCents: Cents;
   quantity: number;
   constraints: BuyOrderConstraints;
@@ -46,6 +52,7 @@ function toView(order: BuyOrder): BuyOrderView {
   return {
     orderId: order.id,
     itemName: order.market_hash_name,
+    expression: order.expression,
     maxPriceCents: order.price,
     quantity: order.qty,
     boughtCount: order.bought_item_count,
@@ -57,6 +64,7 @@ function toView(order: BuyOrder): BuyOrderView {
 function toAggregateView(a: BuyOrderAggregate): BuyOrderAggregateView {
   return {
     itemName: a.market_hash_name,
+    expression: a.expression,
     maxPriceCents: a.price,
     quantity: a.qty,
     constraints: fromHybridProperties(a.hybrid_properties),
@@ -142,6 +150,10 @@ export interface EditBuyOrderInput {
  * naive "send what changed" would silently drop the user's float range when they only change
  * the price. Instead: read the order, keep every constraint not touched, apply the changes,
  * clear exactly those named in `clear`, and send the complete state.
+ *
+ * An advanced order takes a new price and quantity only: its filter is the website's expression,
+ * which we can neither express as constraints nor send back, so constraint changes are refused
+ * before anything is sent.
  */
 export async function editBuyOrder(deps: MarketDeps, input: EditBuyOrderInput): Promise<BuyOrderView> {
   const orderId = requireId("order", input.orderId);
@@ -165,6 +177,14 @@ export async function editBuyOrder(deps: MarketDeps, input: EditBuyOrderInput): 
   }
 
   const current = await findMyOrder(deps, orderId);
+  if (current.expression !== undefined && (Object.keys(changes).length > 0 || clear.length > 0)) {
+    throw new UserFacingError(
+      "invalid_input",
+      "This order was made on the website with a filter expression, which can only be edited on the " +
+        "website. Here you can change its `max_price` and `quantity`.",
+      { orderId, advanced: true },
+    );
+  }
   // Re-validate the merged whole: a new max_float below the kept min_float is a user mistake.
   const merged = validateConstraints(
     mergeConstraints(fromHybridProperties(current.hybrid_properties), changes, clear),
@@ -177,6 +197,7 @@ export async function editBuyOrder(deps: MarketDeps, input: EditBuyOrderInput): 
   deps.logger.info(
     {
       orderId,
+      advanced: current.expression !== undefined,
       maxPrice: updated.price,
       quantity: updated.qty,
       cleared: clear,
@@ -184,6 +205,12 @@ export async function editBuyOrder(deps: MarketDeps, input: EditBuyOrderInput): 
     },
     "buy order edited",
   );
+  if (updated.market_hash_name === undefined && updated.expression === undefined) {
+    // The answer names no target; show the one the user edited rather than a nameless order.
+    if (current.expression !== undefined)
+      deps.logger.warn({ orderId }, "advanced buy order answered without its expression after an edit");
+    return toView({ ...updated, market_hash_name: current.market_hash_name, expression: current.expression });
+  }
   return toView(updated);
 }
 

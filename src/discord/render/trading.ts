@@ -1,12 +1,10 @@
-// Trading as Discord shows it: purchase quotes and receipts, bids, offers, buy orders, one's own
-// listings and trades. Plain data in (views from src/trading), embeds and button rows out; the
-// caller makes the custom ids, so ownership and expiry stay with the command module.
+// Trading as Discord shows it: purchase quotes and receipts, bids, offers, one's own listings and
+// trades (buy orders: ./buyOrders.ts). Plain data in (views from src/trading), embeds and button
+// rows out; the caller makes the custom ids, so ownership and expiry stay with the command module.
 import { ButtonStyle, ComponentType, type APIButtonComponentWithCustomId, type APIEmbed } from "discord.js";
 import { safeUserText } from "../../input/parse.ts";
 import type { BidResult } from "../../trading/bid.ts";
 import type { BuyQuote, BuyResult } from "../../trading/buy.ts";
-import type { BuyOrderAggregateView, BuyOrderView, BuyOrdersPage } from "../../trading/buyOrders.ts";
-import type { BuyOrderConstraints } from "../../trading/constraints.ts";
 import type { OffersPage } from "../../trading/offers.ts";
 import type { DelistOutcome } from "../../trading/selling.ts";
 import type { TradeOutcome, TradesPage } from "../../trading/trades.ts";
@@ -190,92 +188,6 @@ export function offersPageMessage(
     embeds: [embed({ tone: "trade", title: "Your offers", description: body, footer: `Page ${p.page + 1}` })],
     components: pagingRow(paging),
   };
-}
-
-// ---- buy orders -----------------------------------------------------------------------------
-
-const trimFloat = (x: number) => String(Number(x.toFixed(6)));
-
-/** "float 0.01–0.07 · paint 44 · seeds 661, 670 · stickers 1101" or "any". */
-export function constraintsText(c: BuyOrderConstraints): string {
-  const parts: string[] = [];
-  if (c.minFloat !== undefined || c.maxFloat !== undefined) {
-    parts.push(
-      `float ${c.minFloat === undefined ? "0" : trimFloat(c.minFloat)}–${c.maxFloat === undefined ? "1" : trimFloat(c.maxFloat)}`,
-    );
-  }
-  if (c.paintIndex !== undefined) parts.push(`paint index ${c.paintIndex}`);
-  if (c.paintSeeds && c.paintSeeds.length > 0) parts.push(`seeds ${truncate(c.paintSeeds.join(", "), 120)}`);
-  if (c.stickerIds && c.stickerIds.length > 0) parts.push(`stickers ${c.stickerIds.join(", ")}`);
-  if (c.keychainIds && c.keychainIds.length > 0) parts.push(`keychains ${c.keychainIds.join(", ")}`);
-  if (c.minKeychainPattern !== undefined || c.maxKeychainPattern !== undefined) {
-    parts.push(`keychain pattern ${c.minKeychainPattern ?? 0}–${c.maxKeychainPattern ?? "any"}`);
-  }
-  return parts.length > 0 ? parts.join(" · ") : "any";
-}
-
-export function buyOrderEmbed(o: BuyOrderView, title: string): APIEmbed {
-  const filled = o.boughtCount === undefined ? `${o.quantity}` : `${o.boughtCount} of ${o.quantity} bought`;
-  return embed({
-    tone: "success",
-    title: truncate(`${title}: ${o.itemName}`, 256),
-    fields: [
-      { name: "Max price each", value: `**${money(o.maxPriceCents)}**`, inline: true },
-      { name: "Quantity", value: filled, inline: true },
-      { name: "Constraints", value: constraintsText(o.constraints) },
-    ],
-    footer: `Buy order ${o.orderId}`,
-    ...(o.createdAt ? { timestamp: o.createdAt } : {}),
-  });
-}
-
-function orderLine(o: BuyOrderView): string {
-  const qty = o.boughtCount === undefined ? `×${o.quantity}` : `${o.boughtCount}/${o.quantity} bought`;
-  const c = constraintsText(o.constraints);
-  return `**${money(o.maxPriceCents)}** · ${itemName(o.itemName, 80)} · ${qty}${c === "any" ? "" : ` · ${c}`} · \`${o.orderId}\``;
-}
-
-export function buyOrdersPageMessage(
-  p: BuyOrdersPage,
-  paging: Paging,
-): { embeds: APIEmbed[]; components: ActionRow[] } {
-  const body =
-    p.orders.length > 0
-      ? p.orders.map(orderLine).join("\n")
-      : p.page === 0
-        ? "You have no open buy orders. Create one with `/buyorder create`."
-        : "No more buy orders.";
-  const total = p.total === undefined ? "" : ` · ${plural(p.total, "order")}`;
-  return {
-    embeds: [
-      embed({
-        tone: "info",
-        title: "Your buy orders",
-        description: body,
-        footer: `Page ${p.page + 1}${total}`,
-      }),
-    ],
-    components: pagingRow(paging),
-  };
-}
-
-/** Standing orders (aggregates, no ids): for a listing's matches or an item's competition. */
-export function aggregatesEmbed(
-  title: string,
-  orders: readonly BuyOrderAggregateView[],
-  empty: string,
-  footer: string,
-): APIEmbed {
-  const lines = orders.slice(0, 20).map((o) => {
-    const c = constraintsText(o.constraints);
-    return `**${money(o.maxPriceCents)}** × ${o.quantity} · ${itemName(o.itemName, 80)}${c === "any" ? "" : ` · ${c}`}`;
-  });
-  return embed({
-    tone: "info",
-    title: truncate(title, 256),
-    description: lines.length > 0 ? lines.join("\n") : empty,
-    footer,
-  });
 }
 
 // ---- selling --------------------------------------------------------------------------------
