@@ -22,7 +22,7 @@ const OfferForm = z.object({ price: z.string() });
 
 async function makeOfferReply(ctx: BaseContext, listingId: string, priceCents: Cents): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const offer = await makeOffer(trader.deps, { listingId, priceCents });
+  const offer = await makeOffer(trader.deps, { userId: trader.userId, listingId, priceCents });
   return { ephemeral: true, embeds: [offerEmbed(offer, "Offer sent")] };
 }
 
@@ -110,7 +110,7 @@ export const command = defineCommand({
         const offerId = parseId("offer", ctx.options.string("offer"), "offer");
         const priceCents = parsePrice("price", ctx.options.string("price"));
         const trader = await linkedTrader(ctx);
-        const offer = await counterOffer(trader.deps, { offerId, priceCents });
+        const offer = await counterOffer(trader.deps, { userId: trader.userId, offerId, priceCents });
         return { ephemeral: true, embeds: [offerEmbed(offer, "Counter-offer sent")] };
       },
     },

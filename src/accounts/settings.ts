@@ -1,5 +1,6 @@
 // A user's settings: where alerts go, spend caps, which alerts, quiet hours. Reading them needs no
 // linked key (a user may set caps before linking); a row is made on first use.
+import { spentInWindow } from "../db/repos/purchases.ts";
 import { ensureUser, updateSettings, type SettingsPatch, type UserSettings } from "../db/repos/users.ts";
 import type { Db } from "../db/types.ts";
 import type { Cents } from "../money.ts";
@@ -21,18 +22,22 @@ export interface SettingsChange {
   readonly timezone?: string;
 }
 
+/** The settings, with what the daily cap counts right now (open bids, orders, offers, 24 h spend). */
+export type SettingsView = UserSettings & { readonly committedCents: Cents };
+
 export async function showSettings(
   deps: { readonly prisma: Db },
   input: { readonly discordUserId: string },
-): Promise<UserSettings> {
-  return (await ensureUser(deps.prisma, input.discordUserId)).settings;
+): Promise<SettingsView> {
+  const user = await ensureUser(deps.prisma, input.discordUserId);
+  return { ...user.settings, committedCents: await spentInWindow(deps.prisma, user.id) };
 }
 
 /** Applies only what the change names; returns the settings as they now stand. */
 export async function changeSettings(
   deps: { readonly prisma: Db },
   input: { readonly discordUserId: string; readonly change: SettingsChange },
-): Promise<UserSettings> {
+): Promise<SettingsView> {
   const user = await ensureUser(deps.prisma, input.discordUserId);
   const c = input.change;
   const patch: SettingsPatch = {};
@@ -50,5 +55,6 @@ export async function changeSettings(
   if (c.alerts !== undefined) patch.alerts = c.alerts;
   if (c.quietHours !== undefined) patch.quietHours = c.quietHours;
   if (c.timezone !== undefined) patch.timezone = c.timezone;
-  return updateSettings(deps.prisma, user.id, patch);
+  const saved = await updateSettings(deps.prisma, user.id, patch);
+  return { ...saved, committedCents: await spentInWindow(deps.prisma, user.id) };
 }

@@ -3,6 +3,7 @@ import { isMarketError } from "../market/errors.ts";
 import type { Listing } from "../market/schemas.ts";
 import { centsFromDb } from "../db/types.ts";
 import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
+import { endStanding } from "../spending/guard.ts";
 import { dedupeKey } from "./content.ts";
 import {
   cancelBidsOnListing,
@@ -124,6 +125,15 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
         status = "active";
       }
 
+      // The ceiling stops counting against the caps the moment it cannot win any more.
+      if (status !== bid.status || status === "won") {
+        const subject = { userId: bid.userId, kind: "bid" as const, subjectId: listing.id };
+        if (status === "won" && top !== undefined) {
+          await endStanding(opts.prisma, subject, { spentCents: top.price });
+        } else if (status === "outbid" || status === "lost" || status === "cancelled") {
+          await endStanding(opts.prisma, subject, { releasedBecause: status });
+        }
+      }
       await writeAlerts(opts.prisma, alerts, (tx) =>
         recordBidState(tx, bid, {
           status,
@@ -159,6 +169,13 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
             await revokeAccount(deps, user);
           } else if (isMarketError(error, "not_found")) {
             await cancelBidsOnListing(opts.prisma, listingId);
+            for (const b of bids) {
+              await endStanding(
+                opts.prisma,
+                { userId: b.userId, kind: "bid", subjectId: listingId },
+                { releasedBecause: "listing gone" },
+              );
+            }
           } else {
             log.warn({ err: error, listingId }, "auction read failed; retried next cycle");
           }

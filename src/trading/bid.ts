@@ -1,11 +1,20 @@
 // Bidding on auctions: place or raise an automatic bid (a ceiling), and track it for outbid alerts.
+import { randomUUID } from "node:crypto";
 import { recordBidObservation, trackBid, transitionBid } from "../db/repos/bids.ts";
+import { findOpenCommitment } from "../db/repos/purchases.ts";
 import { getUserById } from "../db/repos/users.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { BidReceipt, Listing } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { nowOf, type TradingDeps } from "./deps.ts";
+import {
+  commitmentRefused,
+  commitmentReleased,
+  commitmentStands,
+  commitmentUnknown,
+  reserveOrRefuse,
+} from "../spending/guard.ts";
 import { requireCents, requireId } from "./validate.ts";
 import { minNextBidOf, toDate } from "./views.ts";
 
@@ -32,15 +41,6 @@ export async function placeBid(
   const user = await getUserById(deps.prisma, input.userId);
   if (!user)
     throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
-  // A winning ceiling is a purchase: the per-purchase cap bounds it like a buy.
-  const cap = user.settings.perPurchaseCapCents;
-  if (cap !== null && maxPrice > cap) {
-    throw new UserFacingError(
-      "spend_cap",
-      `A ceiling of ${formatCents(maxPrice)} is above your per-purchase cap of ${formatCents(cap)}; no bid was placed. You can change the cap with /account settings.`,
-      { listingId, maxPrice, cap, cap_kind: "per_purchase" },
-    );
-  }
   const before = await deps.market.getListing(listingId);
   assertBiddable(before, nowOf(deps));
   const minNext = minNextBidOf(before);
@@ -51,11 +51,37 @@ export async function placeBid(
     );
   }
 
+  // A winning ceiling is a purchase: it is held against the caps while it stands, replacing the
+  // user's previous ceiling on this auction (only one can stand once the service answers).
+  const previous = await findOpenCommitment(deps.prisma, {
+    userId: input.userId,
+    kind: "bid",
+    subjectId: listingId,
+    orUnknown: true,
+  });
+  const commitment = await reserveOrRefuse(deps.prisma, {
+    userId: input.userId,
+    kind: "bid",
+    idempotencyKey: `bid:${input.userId}:${listingId}:${randomUUID()}`,
+    subjectId: listingId,
+    unitPriceCents: maxPrice,
+    totalCents: maxPrice,
+    replaces: previous,
+  });
+
   let bid: BidReceipt;
   try {
     bid = await deps.market.placeBid(listingId, maxPrice);
   } catch (error) {
-    if (!isMarketError(error) || !error.mayHaveSucceeded) throw error;
+    if (!isMarketError(error) || !error.mayHaveSucceeded) {
+      await commitmentRefused(
+        deps.prisma,
+        commitment,
+        isMarketError(error) ? error.kind : "unexpected error",
+      );
+      throw error;
+    }
+    await commitmentUnknown(deps.prisma, commitment, error.kind);
     // Unlike a purchase, repeating a bid is safe: the same ceiling simply replaces itself.
     throw new UserFacingError(
       "unknown_outcome",
@@ -70,6 +96,10 @@ export async function placeBid(
     return undefined;
   });
   const result = bidResult(listingId, maxPrice, bid, after ?? before);
+  if (previous) await commitmentReleased(deps.prisma, previous, "replaced by a new ceiling");
+  const outbidAtOnce = !result.youAreTop && result.topBidCents !== undefined && result.topBidCents > maxPrice;
+  if (outbidAtOnce) await commitmentReleased(deps.prisma, commitment, "outbid at once");
+  else await commitmentStands(deps.prisma, commitment);
   await track(deps, input.userId, result);
   deps.logger.info(
     { userId: input.userId, listingId, maxPrice, topBid: result.topBidCents, youAreTop: result.youAreTop },

@@ -1,8 +1,19 @@
 // Price negotiation on buy-now listings: make an offer, counter one, read the offers timeline.
+import { randomUUID } from "node:crypto";
+import { findOpenCommitment } from "../db/repos/purchases.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
+import type { Offer } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
-import type { MarketDeps } from "./deps.ts";
+import {
+  commitmentRefused,
+  commitmentReleased,
+  commitmentStands,
+  commitmentUnknown,
+  reserveOrRefuse,
+  type Commitment,
+} from "../spending/guard.ts";
+import type { MarketDeps, TradingDeps } from "./deps.ts";
 import { requireCents, requireId, requirePage } from "./validate.ts";
 import { toOfferView, type OfferView } from "./views.ts";
 
@@ -10,9 +21,13 @@ import { toOfferView, type OfferView } from "./views.ts";
 const MIN_PRICE: Cents = 3;
 const PAGE_SIZE = 10;
 
+/**
+ * Makes an offer. An open offer commits its price (the seller may accept it at any moment), so
+ * it is held against the caps until it ends; a new offer on the same listing replaces the last.
+ */
 export async function makeOffer(
-  deps: MarketDeps,
-  input: { listingId: string; priceCents: Cents; replacePrevious?: boolean | undefined },
+  deps: TradingDeps,
+  input: { userId: number; listingId: string; priceCents: Cents; replacePrevious?: boolean | undefined },
 ): Promise<OfferView> {
   const listingId = requireId("listing", input.listingId);
   const priceCents = requireCents("price", input.priceCents, MIN_PRICE);
@@ -43,16 +58,31 @@ export async function makeOffer(
   if (floor !== undefined && floor < listing.price && priceCents < floor) {
     throw invalidOption("price", `this seller takes offers from ${formatCents(floor)}.`);
   }
+  const replacePrevious = input.replacePrevious ?? true;
+  const previous = replacePrevious
+    ? await findOpenCommitment(deps.prisma, { userId: input.userId, kind: "offer", subjectId: listingId })
+    : null;
+  const commitment = await reserveOrRefuse(deps.prisma, {
+    userId: input.userId,
+    kind: "offer",
+    idempotencyKey: `offer:${input.userId}:${listingId}:${randomUUID()}`,
+    subjectId: listingId,
+    unitPriceCents: priceCents,
+    totalCents: priceCents,
+    replaces: previous,
+  });
   try {
     const offer = await deps.market.createOffer({
       contract_id: listingId,
       price: priceCents,
       // A user making a new offer on the same listing means it to replace their last one.
-      cancel_previous_offer: input.replacePrevious ?? true,
+      cancel_previous_offer: replacePrevious,
     });
+    await offerStands(deps, commitment, previous, offer);
     deps.logger.info({ listingId, offerId: offer.id, priceCents }, "offer made");
     return toOfferView(offer);
   } catch (error) {
+    await settleFailedOffer(deps, commitment, error);
     if (isMarketError(error, "offers_disabled")) {
       // The service also answers code 4 when the listing stopped being available: look again.
       const now = await deps.market.getListing(listingId).catch(() => undefined);
@@ -73,16 +103,82 @@ export async function makeOffer(
   }
 }
 
-/** A counter-offer replaces the offer it answers (spec 3). */
+/**
+ * A counter-offer replaces the offer it answers (spec 3). A buyer's counter commits its price
+ * like an offer; a seller's commits nothing. Which side the user is on is read from their
+ * offers timeline; when it cannot be told, the counter is held against the caps (the safe side).
+ */
 export async function counterOffer(
-  deps: MarketDeps,
-  input: { offerId: string; priceCents: Cents },
+  deps: TradingDeps,
+  input: { userId: number; offerId: string; priceCents: Cents },
 ): Promise<OfferView> {
   const offerId = requireId("offer", input.offerId);
   const priceCents = requireCents("price", input.priceCents, MIN_PRICE);
-  const offer = await deps.market.counterOffer(offerId, priceCents);
-  deps.logger.info({ offerId, newOfferId: offer.id, priceCents }, "offer countered");
+  const answered = await findOffer(deps, offerId);
+  const asSeller = answered?.contract?.is_seller === true;
+  const listingId = answered?.contract_id;
+  let commitment: Commitment | undefined;
+  let previous: Commitment | null = null;
+  if (!asSeller) {
+    previous =
+      listingId === undefined
+        ? null
+        : await findOpenCommitment(deps.prisma, {
+            userId: input.userId,
+            kind: "offer",
+            subjectId: listingId,
+          });
+    commitment = await reserveOrRefuse(deps.prisma, {
+      userId: input.userId,
+      kind: "offer",
+      idempotencyKey: `offer:${input.userId}:${offerId}:${randomUUID()}`,
+      ...(listingId === undefined ? {} : { subjectId: listingId }),
+      unitPriceCents: priceCents,
+      totalCents: priceCents,
+      replaces: previous,
+    });
+  }
+  let offer: Offer;
+  try {
+    offer = await deps.market.counterOffer(offerId, priceCents);
+  } catch (error) {
+    if (commitment) await settleFailedOffer(deps, commitment, error);
+    throw error;
+  }
+  if (commitment) await offerStands(deps, commitment, previous, offer);
+  deps.logger.info({ offerId, newOfferId: offer.id, priceCents, asSeller }, "offer countered");
   return toOfferView(offer);
+}
+
+/** The offer being answered, from the first pages of the user's timeline (undefined: not found). */
+async function findOffer(deps: MarketDeps, offerId: string): Promise<Offer | undefined> {
+  try {
+    for await (const offer of deps.market.iterateOffersTimeline({ limit: 40 }, { maxPages: 3 })) {
+      if (offer.id === offerId) return offer;
+    }
+  } catch (error) {
+    deps.logger.warn({ err: error, offerId }, "offers timeline unreadable; counter held against the caps");
+  }
+  return undefined;
+}
+
+async function offerStands(
+  deps: TradingDeps,
+  commitment: Commitment,
+  previous: Commitment | null,
+  offer: Offer,
+): Promise<void> {
+  await commitmentStands(deps.prisma, commitment, { subjectId: offer.contract_id });
+  if (previous) await commitmentReleased(deps.prisma, previous, "replaced by a new offer");
+}
+
+/** Refused: nothing committed. Unanswered: it may stand, so it stays counted until found out. */
+async function settleFailedOffer(deps: TradingDeps, commitment: Commitment, error: unknown): Promise<void> {
+  if (isMarketError(error) && error.mayHaveSucceeded) {
+    await commitmentUnknown(deps.prisma, commitment, error.kind);
+  } else {
+    await commitmentRefused(deps.prisma, commitment, isMarketError(error) ? error.kind : "unexpected error");
+  }
 }
 
 export interface OffersPage {

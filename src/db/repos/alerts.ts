@@ -15,7 +15,8 @@ export type AlertKind =
   | "trade_reminder"
   | "buyorder_fill"
   | "key_revoked"
-  | "digest";
+  | "digest"
+  | "settlement";
 
 export interface NewAlert {
   userId: number;

@@ -1,11 +1,13 @@
-// Purchases and spend caps: a reservation checks the caps and records a pending purchase
-// atomically, so concurrent buys cannot overspend and a double-clicked Confirm buys once.
+// Spend commitments and caps: a reservation checks the caps and records a pending commitment
+// atomically (under the user's row lock), so concurrent buys, bids, buy orders and offers cannot
+// commit past a cap together, and a double-clicked Confirm commits once.
 import { z } from "zod";
 import type { Purchase } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { centsFromDb, centsToDb, isUniqueViolation, withTransaction } from "../types.ts";
 
-export type PurchaseStatus = "pending" | "succeeded" | "failed" | "unknown";
+export type PurchaseStatus = "pending" | "succeeded" | "failed" | "unknown" | "open" | "released";
+export type SpendKind = "buy" | "bid" | "buy_order" | "offer" | "auto_buy";
 
 /** The cap window: the last 24 hours, so a cap cannot be spent twice around midnight. */
 export const DAILY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -14,17 +16,22 @@ export interface PurchaseRecord {
   id: number;
   userId: number;
   idempotencyKey: string;
+  kind: SpendKind;
+  subjectId: string | null;
   listingIds: string[];
+  unitPriceCents: number | null;
   totalCents: number;
   status: PurchaseStatus;
   error: string | null;
   createdAt: Date;
   settledAt: Date | null;
 }
+/** Any spend commitment (the table began with purchases alone). */
+export type CommitmentRecord = PurchaseRecord;
 
 export type ReserveResult =
   | { ok: true; purchase: PurchaseRecord }
-  /** The same idempotency key was reserved before: do not buy again; report that purchase. */
+  /** The same idempotency key was reserved before: do not commit again; report that one. */
   | { ok: false; reason: "duplicate"; purchase: PurchaseRecord }
   | { ok: false; reason: "per_purchase_cap"; capCents: number }
   | { ok: false; reason: "daily_cap"; capCents: number; spentCents: number }
@@ -35,7 +42,10 @@ function toRecord(p: Purchase): PurchaseRecord {
     id: p.id,
     userId: p.userId,
     idempotencyKey: p.idempotencyKey,
+    kind: p.kind,
+    subjectId: p.subjectId,
     listingIds: p.listingIds,
+    unitPriceCents: p.unitPriceCents === null ? null : centsFromDb(p.unitPriceCents),
     totalCents: centsFromDb(p.totalCents),
     status: p.status,
     error: p.error,
@@ -50,16 +60,34 @@ const CapsRow = z.object({
 });
 const SpentRow = z.object({ spent: z.bigint() });
 
+export interface ReserveInput {
+  userId: number;
+  idempotencyKey: string;
+  /** Default "buy". */
+  kind?: SpendKind;
+  /** The listing or buy order it is about, when known before the request. */
+  subjectId?: string | null;
+  listingIds?: string[];
+  /** The price of one item, bounded by the per-purchase cap. Default: totalCents. */
+  unitPriceCents?: number;
+  /** What the action commits in all (a bid's ceiling, price x remaining quantity...). */
+  totalCents: number;
+  /**
+   * A standing commitment this one replaces (a raised bid, an edited order, a counter-offer): it
+   * is left out of the check, because only one of the two can stand once the request is answered.
+   */
+  replacesId?: number;
+}
+
 /**
- * Checks the per-purchase and daily caps and inserts a pending purchase, holding the user's
- * row lock so concurrent reservations are decided one after the other. Pending and unknown
- * purchases count as spent until settled: an unknown outcome may have gone through.
+ * Checks the per-purchase and daily caps and inserts a pending commitment, holding the user's
+ * row lock so concurrent reservations on every path are decided one after the other. Pending,
+ * open and unknown commitments count whatever their age (an unknown outcome may have gone
+ * through); spent ones for 24 hours.
  */
-export async function reserveSpend(
-  db: Db,
-  input: { userId: number; idempotencyKey: string; listingIds: string[]; totalCents: number },
-): Promise<ReserveResult> {
+export async function reserveSpend(db: Db, input: ReserveInput): Promise<ReserveResult> {
   const total = centsToDb(input.totalCents);
+  const unit = centsToDb(input.unitPriceCents ?? input.totalCents);
   try {
     return await withTransaction(db, async (tx) => {
       const caps = await tx.$queryRaw<unknown[]>`
@@ -70,16 +98,11 @@ export async function reserveSpend(
       const previous = await tx.purchase.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
       if (previous) return { ok: false, reason: "duplicate", purchase: toRecord(previous) } as const;
 
-      if (perCap !== null && total > perCap) {
+      if (perCap !== null && unit > perCap) {
         return { ok: false, reason: "per_purchase_cap", capCents: centsFromDb(perCap) } as const;
       }
       if (dailyCap !== null) {
-        const [spentRow] = await tx.$queryRaw<unknown[]>`
-          SELECT coalesce(sum(total_cents), 0)::bigint AS spent FROM purchases
-           WHERE user_id = ${input.userId}
-             AND status IN ('pending', 'succeeded', 'unknown')
-             AND created_at > now() - ${DAILY_WINDOW_MS}::bigint * interval '1 millisecond'`;
-        const { spent } = SpentRow.parse(spentRow);
+        const spent = await committed(tx, input.userId, input.replacesId ?? null);
         if (spent + total > dailyCap) {
           return {
             ok: false,
@@ -93,7 +116,10 @@ export async function reserveSpend(
         data: {
           userId: input.userId,
           idempotencyKey: input.idempotencyKey,
-          listingIds: input.listingIds,
+          kind: input.kind ?? "buy",
+          subjectId: input.subjectId ?? null,
+          listingIds: input.listingIds ?? [],
+          unitPriceCents: unit,
           totalCents: total,
         },
       });
@@ -108,34 +134,134 @@ export async function reserveSpend(
   }
 }
 
+/** Cents counted against the daily cap: everything still committed, plus what was spent in 24 h. */
+async function committed(db: Db, userId: number, excludeId: number | null): Promise<bigint> {
+  const [row] = await db.$queryRaw<unknown[]>`
+    SELECT coalesce(sum(total_cents), 0)::bigint AS spent FROM purchases
+     WHERE user_id = ${userId}
+       AND id <> ${excludeId ?? -1}
+       AND (status IN ('pending', 'open', 'unknown')
+            OR (status = 'succeeded'
+                AND coalesce(settled_at, created_at) > now() - ${DAILY_WINDOW_MS}::bigint * interval '1 millisecond'))`;
+  return SpentRow.parse(row).spent;
+}
+
 /**
- * Settles a purchase. `unknown` (timeout, no answer) keeps counting against the cap; it can be
- * settled later. Returns false when the purchase was already settled as succeeded or failed.
+ * Settles a commitment. `unknown` (timeout, no answer) keeps counting against the cap until the
+ * reconciler finds out; `open` keeps a standing commitment counted (a top bid, an open order or
+ * offer). Returns false when it was already settled for good (succeeded, failed or released).
  */
 export async function settlePurchase(
   db: Db,
   id: number,
-  outcome: { status: "succeeded" | "failed" | "unknown"; error?: string | null },
+  outcome: {
+    status: "succeeded" | "failed" | "unknown" | "open" | "released";
+    error?: string | null;
+    /** What is committed or spent from now on (a bid won at its final price, a partly filled order). */
+    totalCents?: number;
+    subjectId?: string;
+  },
 ): Promise<boolean> {
+  const final = outcome.status !== "open" && outcome.status !== "unknown";
   const { count } = await db.purchase.updateMany({
-    where: { id, status: { in: ["pending", "unknown"] } },
-    data: { status: outcome.status, error: outcome.error ?? null, settledAt: new Date() },
+    where: { id, status: { in: ["pending", "unknown", "open"] } },
+    data: {
+      status: outcome.status,
+      error: outcome.error ?? null,
+      ...(final || outcome.status === "unknown" ? { settledAt: new Date() } : {}),
+      ...(outcome.totalCents === undefined ? {} : { totalCents: centsToDb(outcome.totalCents) }),
+      ...(outcome.subjectId === undefined ? {} : { subjectId: outcome.subjectId }),
+    },
   });
   return count === 1;
+}
+
+/**
+ * The user's standing commitment of this kind on this listing or order, if any: open, or (with
+ * `orUnknown`) one whose outcome is still being found out, which a new request would replace.
+ */
+export async function findOpenCommitment(
+  db: Db,
+  input: { userId: number; kind: SpendKind; subjectId: string; orUnknown?: boolean },
+): Promise<PurchaseRecord | null> {
+  const row = await db.purchase.findFirst({
+    where: {
+      userId: input.userId,
+      kind: input.kind,
+      subjectId: input.subjectId,
+      status: { in: input.orUnknown ? ["open", "unknown"] : ["open"] },
+    },
+    orderBy: { id: "desc" },
+  });
+  return row ? toRecord(row) : null;
+}
+
+/** Commitments whose outcome is still being found out (pending left by a crash, or unknown). */
+export async function listUnsettled(
+  db: Db,
+  input: { olderThan: Date; limit?: number },
+): Promise<PurchaseRecord[]> {
+  const rows = await db.purchase.findMany({
+    where: { status: { in: ["pending", "unknown"] }, createdAt: { lt: input.olderThan } },
+    orderBy: { id: "asc" },
+    take: input.limit ?? 100,
+  });
+  return rows.map(toRecord);
+}
+
+/** Standing commitments of one kind (for the pollers that end them). */
+export async function listOpen(db: Db, kind: SpendKind, userId?: number): Promise<PurchaseRecord[]> {
+  const rows = await db.purchase.findMany({
+    where: { kind, status: "open", ...(userId === undefined ? {} : { userId }) },
+    orderBy: { id: "asc" },
+  });
+  return rows.map(toRecord);
+}
+
+/**
+ * Part of a standing commitment was spent (a buy order filled some items): record the spend as
+ * its own row and lower what stays committed, in one transaction.
+ */
+export async function spendPartOf(
+  db: Db,
+  input: { openId: number; spentCents: number; stillCommittedCents: number; idempotencyKey: string },
+): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const open = await tx.purchase.findUnique({ where: { id: input.openId } });
+    if (!open || open.status !== "open") return;
+    await tx.purchase.create({
+      data: {
+        userId: open.userId,
+        idempotencyKey: input.idempotencyKey,
+        kind: open.kind,
+        subjectId: open.subjectId,
+        listingIds: [],
+        unitPriceCents: open.unitPriceCents,
+        totalCents: centsToDb(input.spentCents),
+        status: "succeeded",
+        settledAt: new Date(),
+      },
+    });
+    await tx.purchase.update({
+      where: { id: open.id },
+      data:
+        input.stillCommittedCents > 0
+          ? { totalCents: centsToDb(input.stillCommittedCents) }
+          : { totalCents: 0n, status: "released", settledAt: new Date() },
+    });
+  }).catch((err: unknown) => {
+    // The same fill recorded twice (a retried poll): the key says it is done.
+    if (!isUniqueViolation(err)) throw err;
+  });
 }
 
 export const completePurchase = (db: Db, id: number) => settlePurchase(db, id, { status: "succeeded" });
 export const failPurchase = (db: Db, id: number, error: string) =>
   settlePurchase(db, id, { status: "failed", error });
 
-/** Cents counted against the daily cap right now. */
+/** Cents counted against the daily cap right now (committed, or spent in the last 24 hours). */
 export async function spentInWindow(db: Db, userId: number): Promise<number> {
-  const [row] = await db.$queryRaw<unknown[]>`
-    SELECT coalesce(sum(total_cents), 0)::bigint AS spent FROM purchases
-     WHERE user_id = ${userId}
-       AND status IN ('pending', 'succeeded', 'unknown')
-       AND created_at > now() - ${DAILY_WINDOW_MS}::bigint * interval '1 millisecond'`;
-  return centsFromDb(SpentRow.parse(row).spent);
+  return centsFromDb(await committed(db, userId, null));
 }
 
 export async function getPurchaseByKey(db: Db, idempotencyKey: string): Promise<PurchaseRecord | null> {

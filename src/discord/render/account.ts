@@ -1,6 +1,6 @@
 // Account pages as Discord shows them: the settings card and the balance ledger.
 import type { APIEmbed } from "discord.js";
-import type { UserSettings } from "../../accounts/settings.ts";
+import type { SettingsView } from "../../accounts/settings.ts";
 import type { TransactionsPage, TransactionView } from "../../accounts/transactions.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { timeZoneLabel } from "../../input/settings.ts";
@@ -14,7 +14,7 @@ const hhmm = (minute: number) =>
 
 const onOff = (on: boolean, label: string) => `${on ? "✅" : "❌"} ${label}`;
 
-export function settingsEmbed(s: UserSettings, opts: { changed: boolean }): APIEmbed {
+export function settingsEmbed(s: SettingsView, opts: { changed: boolean }): APIEmbed {
   const destination =
     s.defaultDestination === "channel" && s.defaultChannelId !== null
       ? `<#${s.defaultChannelId}>`
@@ -35,6 +35,14 @@ export function settingsEmbed(s: UserSettings, opts: { changed: boolean }): APIE
       },
       { name: "Daily cap", value: s.dailyCapCents === null ? "none" : money(s.dailyCapCents), inline: true },
       {
+        name: "Committed now",
+        value:
+          s.dailyCapCents === null
+            ? money(s.committedCents)
+            : `${money(s.committedCents)} (${money(Math.max(0, s.dailyCapCents - s.committedCents))} left today)`,
+        inline: true,
+      },
+      {
         name: "Alerts",
         value: [
           onOff(s.alerts.listing, "listings"),
@@ -47,7 +55,8 @@ export function settingsEmbed(s: UserSettings, opts: { changed: boolean }): APIE
       { name: "Quiet hours", value: quiet, inline: true },
       { name: "Time zone", value: timeZoneLabel(s.timezone), inline: true },
     ],
-    footer: "Trade, bid and buy-order alerts always come by DM. Change any of these with /account settings.",
+    footer:
+      "Caps bound every purchase, bid, buy order and offer: the daily cap counts open bids, orders and offers and what was spent in the last 24 hours. Trade, bid and buy-order alerts always come by DM.",
   });
 }
 

@@ -1,0 +1,199 @@
+// The one spending guard: every action that can commit money (buy, bid, buy order, offer, an
+// automatic buy) reserves its commitment here under the user's caps before its request leaves.
+import {
+  findOpenCommitment,
+  reserveSpend,
+  settlePurchase,
+  spentInWindow,
+  type PurchaseRecord,
+  type SpendKind,
+} from "../db/repos/purchases.ts";
+import { getUserById } from "../db/repos/users.ts";
+import type { Db } from "../db/types.ts";
+import { UserFacingError } from "../errors.ts";
+import { formatCents, type Cents } from "../money.ts";
+
+export type { SpendKind };
+export type Commitment = PurchaseRecord;
+
+export interface SpendRequest {
+  readonly userId: number;
+  readonly kind: SpendKind;
+  /** One per user action (a button press, a command run): the same key never commits twice. */
+  readonly idempotencyKey: string;
+  /** The listing or buy order, when known before the request. */
+  readonly subjectId?: string;
+  /** The price of one item, bounded by the per-purchase cap. */
+  readonly unitPriceCents: Cents;
+  /** What the action commits in all; at least the unit price. */
+  readonly totalCents: Cents;
+  /** A standing commitment this action replaces (a raised bid, an edited order, a counter-offer). */
+  readonly replaces?: Commitment | null;
+}
+
+export interface CapsView {
+  readonly perPurchaseCapCents: Cents | null;
+  readonly dailyCapCents: Cents | null;
+  /** Committed now: open bids, orders and offers, unsettled actions, and what was spent in 24 h. */
+  readonly committedCents: Cents;
+  /** What the daily cap still allows (null: no daily cap). */
+  readonly leftCents: Cents | null;
+}
+
+/** The user's caps as they stand, for confirmations and /account settings. */
+export async function capsOf(db: Db, userId: number): Promise<CapsView> {
+  const user = await getUserById(db, userId);
+  if (!user) throw notLinked();
+  const { perPurchaseCapCents, dailyCapCents } = user.settings;
+  const committedCents = await spentInWindow(db, userId);
+  return {
+    perPurchaseCapCents,
+    dailyCapCents,
+    committedCents,
+    leftCents: dailyCapCents === null ? null : Math.max(0, dailyCapCents - committedCents),
+  };
+}
+
+/** One line for every confirmation: the caps the action is checked against. */
+export function describeCaps(caps: CapsView): string {
+  const per =
+    caps.perPurchaseCapCents === null
+      ? "no per-purchase cap"
+      : `${formatCents(caps.perPurchaseCapCents)} per purchase`;
+  const daily =
+    caps.dailyCapCents === null
+      ? "no daily cap"
+      : `${formatCents(caps.dailyCapCents)} a day (${formatCents(caps.committedCents)} committed, ${formatCents(caps.leftCents ?? 0)} left)`;
+  return `Your caps: ${per}, ${daily}. Change them with /account settings.`;
+}
+
+/** What the user is told the action commits, per kind, for cap refusals. */
+function actionNoun(req: SpendRequest): string {
+  switch (req.kind) {
+    case "buy":
+    case "auto_buy":
+      return `This purchase costs ${formatCents(req.totalCents)}`;
+    case "bid":
+      return `A bid ceiling of ${formatCents(req.totalCents)}`;
+    case "buy_order":
+      return `This buy order commits ${formatCents(req.totalCents)} (${formatCents(req.unitPriceCents)} per item)`;
+    case "offer":
+      return `An offer of ${formatCents(req.totalCents)}`;
+  }
+}
+
+const NOTHING_DONE: Record<SpendKind, string> = {
+  buy: "nothing was bought",
+  auto_buy: "nothing was bought",
+  bid: "no bid was placed",
+  buy_order: "the order was not placed or changed",
+  offer: "no offer was sent",
+};
+
+/**
+ * Reserves the commitment or refuses with a clear message. The reservation is atomic across
+ * every path: concurrent attempts are decided one after the other under the user's row lock.
+ */
+export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commitment> {
+  if (
+    !Number.isSafeInteger(req.totalCents) ||
+    req.totalCents < req.unitPriceCents ||
+    req.unitPriceCents < 0
+  ) {
+    throw new RangeError("a commitment's total must be whole cents, at least its unit price");
+  }
+  const result = await reserveSpend(db, {
+    userId: req.userId,
+    idempotencyKey: req.idempotencyKey,
+    kind: req.kind,
+    subjectId: req.subjectId ?? null,
+    listingIds: req.kind === "buy" || req.kind === "auto_buy" ? (req.subjectId ? [req.subjectId] : []) : [],
+    unitPriceCents: req.unitPriceCents,
+    totalCents: req.totalCents,
+    ...(req.replaces ? { replacesId: req.replaces.id } : {}),
+  });
+  if (result.ok) return result.purchase;
+  const context = {
+    userId: req.userId,
+    kind: req.kind,
+    subjectId: req.subjectId,
+    totalCents: req.totalCents,
+  };
+  switch (result.reason) {
+    case "no_user":
+      throw notLinked();
+    case "duplicate":
+      throw new UserFacingError(
+        "conflict",
+        "This action was already handled; nothing was done again. Run the command again for a fresh one.",
+        { ...context, previous: result.purchase.id, status: result.purchase.status },
+      );
+    case "per_purchase_cap":
+      throw new UserFacingError(
+        "spend_cap",
+        `${actionNoun(req)}, above your per-purchase cap of ${formatCents(result.capCents)}; ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
+        { ...context, cap: result.capCents, cap_kind: "per_purchase" },
+      );
+    case "daily_cap": {
+      const replaced = req.replaces?.totalCents ?? 0;
+      const left = Math.max(0, result.capCents - result.spentCents);
+      throw new UserFacingError(
+        "spend_cap",
+        `${actionNoun(req)}, but only ${formatCents(left)} of your ${formatCents(result.capCents)} daily cap is left (${formatCents(result.spentCents)} committed: open bids, buy orders and offers, and what was spent in the last 24 hours${replaced > 0 ? `, not counting the ${formatCents(replaced)} this replaces` : ""}); ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
+        { ...context, cap: result.capCents, spent: result.spentCents, cap_kind: "daily" },
+      );
+    }
+  }
+}
+
+/** The request was answered: the commitment now stands (a top bid, an open order or offer). */
+export async function commitmentStands(
+  db: Db,
+  c: Commitment,
+  opts: { subjectId?: string; totalCents?: Cents } = {},
+): Promise<void> {
+  await settlePurchase(db, c.id, { status: "open", ...opts });
+}
+
+/** The request was refused: nothing is committed. */
+export async function commitmentRefused(db: Db, c: Commitment, error: string): Promise<void> {
+  await settlePurchase(db, c.id, { status: "failed", error });
+}
+
+/** We do not know whether the request landed: it stays counted until the reconciler finds out. */
+export async function commitmentUnknown(db: Db, c: Commitment, reason: string): Promise<void> {
+  await settlePurchase(db, c.id, { status: "unknown", error: reason });
+}
+
+/** A standing commitment ended without spending (bid lost, order cancelled, offer declined). */
+export async function commitmentReleased(db: Db, c: Commitment, reason: string): Promise<void> {
+  await settlePurchase(db, c.id, { status: "released", error: reason });
+}
+
+/** The commitment turned into spend (bought, auction won, offer accepted), at this amount. */
+export async function commitmentSpent(db: Db, c: Commitment, spentCents?: Cents): Promise<void> {
+  await settlePurchase(db, c.id, {
+    status: "succeeded",
+    ...(spentCents === undefined ? {} : { totalCents: spentCents }),
+  });
+}
+
+function notLinked(): UserFacingError {
+  return new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
+}
+
+/**
+ * Ends the user's standing commitment on a listing or order, if one stands: spent at the given
+ * amount (an auction won, an offer accepted) or released (outbid, lost, cancelled, declined).
+ */
+export async function endStanding(
+  db: Db,
+  subject: { userId: number; kind: SpendKind; subjectId: string },
+  outcome: { spentCents: Cents } | { releasedBecause: string },
+): Promise<boolean> {
+  const standing = await findOpenCommitment(db, subject);
+  if (!standing) return false;
+  if ("spentCents" in outcome) await commitmentSpent(db, standing, outcome.spentCents);
+  else await commitmentReleased(db, standing, outcome.releasedBecause);
+  return true;
+}
