@@ -91,7 +91,10 @@ export type TradeAlert = z.infer<typeof TradeAlert>;
 export const BuyOrderFillAlert = z.object({
   kind: z.literal("buy_order_fill"),
   orderId: Id,
-  itemName: z.string(),
+  /** Absent on advanced orders made on the website, which carry `expression` instead. */
+  itemName: z.string().optional(),
+  /** An advanced order's filter, as the marketplace sent it. */
+  expression: z.string().optional(),
   priceCents: Cents,
   boughtCount: z.number().int().min(0),
   newlyBought: z.number().int().positive(),

@@ -178,7 +178,9 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
                 alert: {
                   kind: "buy_order_fill",
                   orderId: order.id,
-                  itemName: order.market_hash_name,
+                  // Advanced orders (made on the website) name no item; their expression says what they buy.
+                  ...(order.market_hash_name === undefined ? {} : { itemName: order.market_hash_name }),
+                  ...(order.expression === undefined ? {} : { expression: order.expression }),
                   priceCents: order.price,
                   boughtCount: bought,
                   newlyBought: bought - known.lastBoughtCount,

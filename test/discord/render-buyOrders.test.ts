@@ -1,6 +1,8 @@
 // How advanced buy orders (made on the website) read in Discord: the expression as is, in a code
-// span that always closes, within Discord's size limits.
+// span that always closes, within Discord's size limits; on /buyorder and in fill alerts.
 import { describe, expect, it } from "vitest";
+import { OutboxPayload, toOutboxPayload } from "../../src/alerts/payload.ts";
+import { alertLine, renderAlert } from "../../src/discord/render/alerts.ts";
 import {
   ADVANCED_ORDER,
   aggregatesEmbed,
@@ -94,5 +96,40 @@ describe("advanced orders on /buyorder pages and receipts", () => {
       "Listing 1",
     );
     expect(e.description).toBe(`**$9.00** × 2 · ${ADVANCED_ORDER} \`Wear < 0.2\``);
+  });
+});
+
+describe("fill alerts of advanced orders", () => {
+  const fill = {
+    kind: "buy_order_fill",
+    orderId: "3001",
+    expression: "Wear < 0.07 && Seed == 661",
+    priceCents: 2000,
+    boughtCount: 2,
+    newlyBought: 2,
+    quantity: 5,
+  } as const;
+
+  it("GIVEN a fill of an order without an item name THEN the DM names the expression", () => {
+    const { alert } = toOutboxPayload(fill);
+    const [e] = renderAlert(alert, "42").embeds;
+    expect(e?.title).toBe(`Buy order filled: ${ADVANCED_ORDER}`);
+    expect(e?.description).toContain("2 of 5 so far");
+    expect(e?.description).toContain("Expression: `Wear < 0.07 && Seed == 661`");
+    expect(e?.footer?.text).toBe("Buy order 3001");
+    expect(alertLine(fill)).toBe(
+      `✅ Buy order ${ADVANCED_ORDER} \`Wear < 0.07 && Seed == 661\`: 2 of 5 bought`,
+    );
+  });
+
+  it("GIVEN a fill alert queued before advanced orders existed THEN it still reads and renders", () => {
+    const stored = {
+      v: 1,
+      alert: { ...fill, expression: undefined, itemName: "Rifle | Tidewater (Field Worn)" },
+    };
+    const { alert } = OutboxPayload.parse(JSON.parse(JSON.stringify(stored)));
+    expect(renderAlert(alert, "42").embeds[0]?.title).toBe(
+      "Buy order filled: Rifle | Tidewater (Field Worn)",
+    );
   });
 });

@@ -20,6 +20,7 @@ import type {
 import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
+import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
 
@@ -44,6 +45,10 @@ export interface RenderedAlert {
 }
 
 const name = (text: string) => safeUserText(text, 120);
+
+/** An advanced order's expression in a fill alert; in a digest line, shorter (ten lines share one embed). */
+const FILL_EXPRESSION_MAX = 1000;
+const LINE_EXPRESSION_MAX = 100;
 
 function button(
   label: string,
@@ -194,10 +199,13 @@ function tradeEmbed(a: TradeAlert): APIEmbed {
 }
 
 function buyOrderEmbed(a: BuyOrderFillAlert): APIEmbed {
+  const target = a.expression !== undefined ? ADVANCED_ORDER : (a.itemName ?? `order ${a.orderId}`);
+  const what =
+    a.expression === undefined ? "" : `\nExpression: ${expressionCode(a.expression, FILL_EXPRESSION_MAX)}`;
   return embed({
     tone: "success",
-    title: truncate(`Buy order filled: ${a.itemName}`, 256),
-    description: `${a.newlyBought} bought at up to ${money(a.priceCents)} each (${a.boughtCount} of ${a.quantity} so far). The seller${a.newlyBought > 1 ? "s" : ""} now send${a.newlyBought > 1 ? "" : "s"} the item.`,
+    title: truncate(`Buy order filled: ${target}`, 256),
+    description: `${a.newlyBought} bought at up to ${money(a.priceCents)} each (${a.boughtCount} of ${a.quantity} so far). The seller${a.newlyBought > 1 ? "s" : ""} now send${a.newlyBought > 1 ? "" : "s"} the item.${what}`,
     footer: `Buy order ${a.orderId}`,
   });
 }
@@ -218,7 +226,7 @@ export function alertLine(a: SingleAlert): string {
     case "trade":
       return `🤝 Trade ${a.tradeId}${a.itemName === undefined ? "" : ` (${name(a.itemName)})`}: ${TRADE_STATE_TEXT[a.state] ?? a.state}${a.deadline === undefined ? "" : `, deadline ${relativeTime(new Date(a.deadline))}`}`;
     case "buy_order_fill":
-      return `✅ Buy order ${name(a.itemName)}: ${a.boughtCount} of ${a.quantity} bought`;
+      return `✅ Buy order ${orderTarget(a, LINE_EXPRESSION_MAX)}: ${a.boughtCount} of ${a.quantity} bought`;
     case "key_revoked":
       return "❌ Your API key was refused; link a new one with /account link.";
   }
