@@ -15,6 +15,7 @@ import {
 import { createFeedPoller, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
 import { queueListingAlerts } from "./listingAlerts.ts";
+import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
 import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
@@ -61,6 +62,8 @@ export interface AlertEngineDeps {
   feed?: { maxPages?: number; minIntervalMs?: number };
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
+  /** Pause between reconciler passes (default one minute). */
+  reconcileIntervalMs?: number;
   metrics?: AlertMetrics;
 }
 
@@ -82,6 +85,8 @@ export interface AlertEngine {
   runBidsOnce(): Promise<BidCycleResult>;
   runTradesOnce(): Promise<TradeCycleResult>;
   runRemindersOnce(): Promise<number>;
+  /** Settles commitments whose outcome was lost (and open offers that ended). */
+  runReconcileOnce(): Promise<ReconcileResult>;
   runDeliveryOnce(): Promise<DeliveryResult>;
   /** Picks up rule changes made by other processes (the feed does this before each cycle). */
   syncRulesOnce(): Promise<void>;
@@ -219,6 +224,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   };
   const bids = createBidPoller(accountDeps);
   const trades = createTradePoller(accountDeps);
+  const reconciler = createReconciler(accountDeps);
 
   async function ensureRules(): Promise<void> {
     if (!rulesLoaded) {
@@ -248,6 +254,11 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     return lastTradeCycle;
   });
   const runRemindersOnce = serial(() => trades.runRemindersOnce());
+  const runReconcileOnce = serial(async () => {
+    const result = await reconciler.runOnce();
+    if (result.settled > 0) deliveryLoop.kick();
+    return result;
+  });
 
   let leader: Leader | undefined;
   const leading = () => leader?.isLeader() === true;
@@ -292,6 +303,12 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     whileLeading(runTradesOnce),
     () => deps.config.TRADE_POLL_INTERVAL_MS,
   );
+  const reconcileLoop = createLoop(
+    "reconcile",
+    log,
+    whileLeading(runReconcileOnce),
+    () => deps.reconcileIntervalMs ?? 60_000,
+  );
   let reminderTask: ScheduledTask | undefined;
 
   return {
@@ -307,6 +324,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
           feedLoop.kick();
           bidLoop.kick();
           tradeLoop.kick();
+          // Commitments a crash left unsettled are looked at as soon as this process leads.
+          reconcileLoop.kick();
         },
       });
       leader.start();
@@ -314,6 +333,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       feedLoop.start();
       bidLoop.start();
       tradeLoop.start();
+      reconcileLoop.start();
       reminderTask = cron.schedule(
         deps.reminderCron ?? "* * * * *",
         async () => {
@@ -331,7 +351,13 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     async stop() {
       await reminderTask?.destroy();
       reminderTask = undefined;
-      await Promise.all([feedLoop.stop(), bidLoop.stop(), tradeLoop.stop(), deliveryLoop.stop()]);
+      await Promise.all([
+        feedLoop.stop(),
+        bidLoop.stop(),
+        tradeLoop.stop(),
+        reconcileLoop.stop(),
+        deliveryLoop.stop(),
+      ]);
       // A pass that failed half-way may leave claims behind: hand them back now rather than
       // after their lease, so another replica (or the next start) sends them at once.
       const released = await releaseClaims(deps.prisma, delivery.workerId).catch((err: unknown) => {
@@ -347,6 +373,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     runBidsOnce,
     runTradesOnce,
     runRemindersOnce,
+    runReconcileOnce,
     runDeliveryOnce: () => delivery.runOnce(),
     async syncRulesOnce() {
       await serialRules();

@@ -102,6 +102,28 @@ export const BuyOrderFillAlert = z.object({
 });
 export type BuyOrderFillAlert = z.infer<typeof BuyOrderFillAlert>;
 
+/**
+ * The real outcome of an action whose answer was lost (a timeout, a restart mid-request), found
+ * out later from the marketplace's records.
+ */
+export const SettlementAlert = z.object({
+  kind: z.literal("settlement"),
+  action: z.enum(["buy", "bid", "buy_order", "offer"]),
+  /**
+   * went_through: money was spent; stands: the bid, order or offer is in place; ended: it landed
+   * but no longer stands (outbid, closed); did_not_go_through: nothing happened.
+   */
+  outcome: z.enum(["went_through", "stands", "ended", "did_not_go_through"]),
+  amountCents: Cents,
+  /** The listing, or the buy order once known. */
+  subjectId: Id.optional(),
+  /** What settled it, e.g. "trade 9001" or "sold to another buyer". */
+  detail: z.string(),
+  /** When the action was taken. */
+  since: Instant,
+});
+export type SettlementAlert = z.infer<typeof SettlementAlert>;
+
 export const KeyRevokedAlert = z.object({ kind: z.literal("key_revoked") });
 export type KeyRevokedAlert = z.infer<typeof KeyRevokedAlert>;
 
@@ -113,6 +135,7 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   TradeAlert,
   BuyOrderFillAlert,
   KeyRevokedAlert,
+  SettlementAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;
 

@@ -42,8 +42,9 @@ export interface BuyResult {
   trade: TradeView | undefined;
 }
 
-/** How many of the user's most recent buyer trades to scan for the one a purchase opened. */
+/** Page size and pages of the user's buyer trades scanned for the one a purchase opened. */
 const TRADE_LOOKUP_LIMIT = 50;
+const TRADE_LOOKUP_PAGES = 20;
 
 /**
  * Reads the listing and says what a purchase would cost, or why it cannot happen. Nothing is
@@ -237,6 +238,10 @@ function alreadyHandled(purchase: PurchaseRecord): UserFacingError {
         "This purchase's outcome could not be confirmed; check /trades list before trying again.",
         context,
       );
+    // Standing commitments (bids, orders, offers) never share a key with a purchase.
+    case "open":
+    case "released":
+      return new UserFacingError("conflict", "This confirmation was already used.", context);
   }
 }
 
@@ -333,11 +338,13 @@ async function resolveUncertainPurchase(
         trade: toTradeView(trade),
       };
     }
-    // Sold, and not to this user: a listing sells once, so our request cannot land any more.
-    await settlePurchase(deps.prisma, purchaseId, { status: "failed", error: "sold to another buyer" });
-    throw new UserFacingError("already_sold", "Someone else bought this listing first; nothing was bought.", {
-      listingId,
-    });
+    // Sold, and no trade of ours shows it (yet): the trade may simply not be listed so soon, so
+    // "someone else bought it" could be false. Keep it counted; the reconciler settles it from
+    // the trades and the ledger and tells the user.
+    return unknown(
+      "sold, trade not found yet",
+      "the listing sold and your trades do not show it yet; you will get a DM once we know",
+    );
   }
   if (listing.state !== "listed") {
     await settlePurchase(deps.prisma, purchaseId, { status: "failed", error: `listing ${listing.state}` });
@@ -356,8 +363,12 @@ async function resolveUncertainPurchase(
   );
 }
 
-/** The trade a purchase of `listingId` opened for this user as buyer, if any. */
+/** The trade a purchase of `listingId` opened for this user as buyer, if any, on any page. */
 async function findPurchaseTrade(deps: TradingDeps, listingId: string): Promise<Trade | undefined> {
-  const page = await deps.market.getMyTrades({ role: "buyer", page: 0, limit: TRADE_LOOKUP_LIMIT });
-  return page.trades.find((t) => (t.contract_id ?? t.contract?.id) === listingId);
+  const trades = deps.market.iterateMyTrades(
+    { role: "buyer", limit: TRADE_LOOKUP_LIMIT },
+    { maxPages: TRADE_LOOKUP_PAGES },
+  );
+  for await (const t of trades) if ((t.contract_id ?? t.contract?.id) === listingId) return t;
+  return undefined;
 }

@@ -11,6 +11,7 @@ import type {
   AlertContent,
   AuctionEndedAlert,
   BuyOrderFillAlert,
+  SettlementAlert,
   DigestAlert,
   ListingAlert,
   OutbidAlert,
@@ -210,6 +211,44 @@ function buyOrderEmbed(a: BuyOrderFillAlert): APIEmbed {
   });
 }
 
+const SETTLED_ACTION: Record<SettlementAlert["action"], string> = {
+  buy: "purchase",
+  bid: "bid",
+  buy_order: "buy order",
+  offer: "offer",
+};
+
+function settlementTitle(a: SettlementAlert): string {
+  const what = SETTLED_ACTION[a.action];
+  switch (a.outcome) {
+    case "went_through":
+      return a.action === "bid" ? "Your bid won the auction" : `Your ${what} went through`;
+    case "stands":
+      return `Your ${what} is in place`;
+    case "ended":
+      return `Your ${what} no longer stands`;
+    case "did_not_go_through":
+      return `Your ${what} did not go through`;
+  }
+}
+
+function settlementEmbed(a: SettlementAlert): APIEmbed {
+  const subject =
+    a.subjectId === undefined
+      ? ""
+      : a.action === "buy_order"
+        ? ` (order ${a.subjectId})`
+        : ` (listing ${a.subjectId})`;
+  const nothing = a.outcome === "did_not_go_through" || a.outcome === "ended";
+  const money_ = nothing ? "Nothing was spent" : money(a.amountCents);
+  return embed({
+    tone: nothing ? "warning" : "success",
+    title: settlementTitle(a),
+    description: `The marketplace did not answer when you acted ${relativeTime(new Date(a.since))}${subject}. We checked its records: ${truncate(a.detail, 200)}. ${money_}${nothing ? "; it no longer counts against your caps." : "."}`,
+    footer: "Found out from your trades, ledger and listings on the marketplace.",
+  });
+}
+
 const KEY_REVOKED_TEXT =
   "The marketplace refused your API key, so the bot stopped checking your trades, bids and buy orders. " +
   "Create a new key on the marketplace and link it again with /account link.";
@@ -229,6 +268,8 @@ export function alertLine(a: SingleAlert): string {
       return `✅ Buy order ${orderTarget(a, LINE_EXPRESSION_MAX)}: ${a.boughtCount} of ${a.quantity} bought`;
     case "key_revoked":
       return "❌ Your API key was refused; link a new one with /account link.";
+    case "settlement":
+      return `${a.outcome === "did_not_go_through" || a.outcome === "ended" ? "•" : "✅"} ${settlementTitle(a)}${a.subjectId === undefined ? "" : ` · ${a.subjectId}`}`;
   }
 }
 
@@ -286,6 +327,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
         embeds: [embed({ tone: "error", title: "Your API key was refused", description: KEY_REVOKED_TEXT })],
         components: [],
       };
+    case "settlement":
+      return { embeds: [settlementEmbed(alert)], components: [] };
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }
