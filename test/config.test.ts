@@ -46,4 +46,36 @@ describe("configuration", () => {
     expect(problems.some((p) => p.startsWith("MARKET_API_KEY"))).toBe(true);
     expect(problems.some((p) => p.startsWith("HTTP_PORT"))).toBe(true);
   });
+
+  it("GIVEN NODE_ENV=production without a token WHEN the configuration loads THEN it is refused instead of starting a playground", () => {
+    const problems = problemsOf({ NODE_ENV: "production" });
+    expect(problems).toEqual([expect.stringMatching(/^DISCORD_TOKEN: required with NODE_ENV=production/)]);
+    expect(problemsOf({ NODE_ENV: "production", PLAYGROUND: "true" })).toEqual([]);
+  });
+
+  it("GIVEN a DATABASE_URL without a token WHEN the configuration loads THEN it is refused unless PLAYGROUND=true asks for it", () => {
+    const url = "postgresql://bot@db.example:5432/bot";
+    expect(problemsOf({ DATABASE_URL: url })).toEqual([
+      expect.stringMatching(/^DISCORD_TOKEN: required with DATABASE_URL/),
+    ]);
+    expect(problemsOf({ DATABASE_URL: url, PLAYGROUND: "true" })).toEqual([]);
+    expect(problemsOf({ DATABASE_URL: url, DISCORD_TOKEN: "t" })).toEqual([]);
+  });
+
+  it("GIVEN an http MARKET_BASE_URL WHEN it is not on this machine THEN it is refused; loopback is allowed", () => {
+    const withKey = (url: string) => problemsOf({ MARKET_BASE_URL: url, MARKET_API_KEY: "k" });
+    expect(withKey("http://market.example/api/v1")).toEqual([
+      expect.stringMatching(/^MARKET_BASE_URL: must use https/),
+    ]);
+    expect(withKey("https://market.example/api/v1")).toEqual([]);
+    expect(withKey("http://127.0.0.1:8787/api/v1")).toEqual([]);
+    expect(withKey("http://localhost:8787/api/v1")).toEqual([]);
+    expect(withKey("http://[::1]:8787/api/v1")).toEqual([]);
+  });
+
+  it("GIVEN PLAYGROUND=maybe WHEN the configuration loads THEN it says the flag takes true or false", () => {
+    expect(problemsOf({ PLAYGROUND: "maybe" })).toEqual([
+      expect.stringMatching(/^PLAYGROUND: must be true or false/),
+    ]);
+  });
 });

@@ -47,4 +47,28 @@ describe("logger", () => {
     expect(line.apiKey).toBe("[redacted]");
     expect(JSON.stringify(line)).not.toContain(SECRET_KEY);
   });
+
+  it("GIVEN secrets nested deep and header names in any case WHEN logged THEN none of them reaches the line", () => {
+    const { out, text } = capture();
+    const log = createLogger({ level: "info" }, out as unknown as Parameters<typeof createLogger>[1]);
+    const deep = { a: { b: { c: { d: { e: { apiKey: SECRET_KEY, keep: "visible" } } } } } };
+
+    log.info(
+      {
+        deep,
+        request: { headers: { AUTHORIZATION: SECRET_KEY, "X-Api-Key": SECRET_KEY, Accept: "json" } },
+        list: [{ nested: [{ Trade_Token: TRADE_TOKEN }] }],
+        map: new Map([["Authorization", SECRET_KEY]]),
+      },
+      "deep secrets",
+    );
+
+    const written = text();
+    expect(written).not.toContain(SECRET_KEY);
+    expect(written).not.toContain(TRADE_TOKEN);
+    expect(written).toContain("visible");
+    expect(written).toContain('"Accept":"json"');
+    // The caller's object is untouched.
+    expect(deep.a.b.c.d.e.apiKey).toBe(SECRET_KEY);
+  });
 });

@@ -96,6 +96,15 @@ export const EnvSchema = z.object({
     .pipe(z.union([z.literal("auto"), z.string().regex(/^\d+$/).transform(Number)]).optional())
     .optional(),
   PLAYGROUND_PORT: intFromEnv(3000, 0, 65535),
+  /** Asks for the local playground where it would otherwise be refused (production, a DATABASE_URL). */
+  PLAYGROUND: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(z.enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" }).optional())
+    .transform((v) => v === "true" || v === "1" || v === "yes")
+    .optional(),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
@@ -179,5 +188,31 @@ function crossFieldProblems(env: Record<string, unknown>): string[] {
       "MARKET_API_KEY: required with MARKET_BASE_URL: the marketplace refuses reads without a key, and the shared listing feed and market data for users without a linked key use this one (leave MARKET_BASE_URL unset to use the built-in sandbox)",
     );
   }
+  // No token means the local playground: never by accident on a production setup or database.
+  const playgroundAsked =
+    typeof env["PLAYGROUND"] === "string" && /^(true|1|yes)$/i.test(env["PLAYGROUND"].trim());
+  if (!given("DISCORD_TOKEN") && !playgroundAsked) {
+    if (typeof env["NODE_ENV"] === "string" && env["NODE_ENV"].trim() === "production") {
+      problems.push(
+        "DISCORD_TOKEN: required with NODE_ENV=production (without a token the bot would start the local playground; set PLAYGROUND=true if that is what you want)",
+      );
+    } else if (given("DATABASE_URL")) {
+      problems.push(
+        "DISCORD_TOKEN: required with DATABASE_URL (without a token the bot would start the local playground on that database; set PLAYGROUND=true if that is what you want)",
+      );
+    }
+  }
+  // Keys travel in a header: never in clear text over a network.
+  const base = given("MARKET_BASE_URL") ? URL.parse(String(env["MARKET_BASE_URL"]).trim()) : null;
+  if (base !== null && base.protocol !== "https:" && !isLoopback(base.hostname)) {
+    problems.push(
+      `MARKET_BASE_URL: must use https (API keys travel in a header); plain http is only allowed for a marketplace on this machine (got ${base.protocol}//${base.hostname})`,
+    );
+  }
   return problems;
+}
+
+function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
 }

@@ -51,6 +51,8 @@ export async function startTestPlayground(
     const config = loadConfig(
       {
         DATABASE_URL: db.url,
+        // The playground on a database given by URL must be asked for explicitly.
+        PLAYGROUND: "true",
         ENCRYPTION_KEY: randomBytes(32).toString("base64"),
         DATA_DIR: dataDir,
         HTTP_PORT: "0",
