@@ -4,6 +4,9 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "../log.ts";
 import {
   claimDue,
+  installTag,
+  outboxNonce,
+  renewLease,
   markFailed,
   markSent,
   usersWithHeld,
@@ -93,6 +96,14 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   const log = opts.logger.child({ module: "alerts.delivery" });
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const leaseMs = opts.leaseMs ?? 60_000;
+  let tagOnce: Promise<string> | undefined;
+  const tag = (): Promise<string> => {
+    tagOnce ??= installTag(opts.prisma).catch((error: unknown) => {
+      tagOnce = undefined;
+      throw error;
+    });
+    return tagOnce;
+  };
   const batchSize = opts.batchSize ?? 50;
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const retry = opts.retry ?? { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000 };
@@ -165,6 +176,11 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       target = { kind: "dm", userId: row.discordUserId };
     }
 
+    // The pass may have run long (Discord's waits): never send a row whose lease ran out.
+    if (!(await renewLease(opts.prisma, row.id, workerId, leaseMs))) {
+      log.warn(ctx, "lease on an alert ran out before sending; left to its new owner");
+      return;
+    }
     let outcome: SendResult;
     try {
       outcome = await opts.sender.send({
@@ -172,7 +188,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         ownerId: row.discordUserId,
         alert,
         // Per row and per target: a redirected row is a different message from the DM it replaces.
-        nonce: `ob${row.id}${target.kind === "channel" ? "c" : "d"}`,
+        nonce: outboxNonce(await tag(), row, target.kind),
       });
     } catch (error) {
       // A sender should map every failure to a result; a throw is a bug, retried rather than lost.

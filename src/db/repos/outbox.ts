@@ -1,6 +1,7 @@
 // The delivery queue: workers claim due rows under a lease (FOR UPDATE SKIP LOCKED), so several
 // processes share the work, nothing is sent twice while a lease holds, and a crashed worker's
 // rows come back when its lease expires.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
@@ -77,6 +78,48 @@ export async function claimDue(
       };
     })
     .sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Extends this worker's lease on one row just before it is sent, so a long pass (many rows,
+ * Discord's own 429 waits) never sends a row whose lease ran out and that another worker may
+ * have claimed. False: the row is no longer ours; do not send it.
+ */
+export async function renewLease(db: Db, id: number, workerId: string, leaseMs: number): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE outbox SET locked_until = now() + ${leaseMs}::int * interval '1 millisecond'
+     WHERE id = ${id} AND status = 'sending' AND locked_by = ${workerId} AND locked_until > now()`;
+  return count === 1;
+}
+
+/**
+ * A random tag for this installation, made once and kept with the data: part of every Discord
+ * nonce, with the row's id and creation time, so rows of a restored or another database (whose
+ * ids start over) never reuse a nonce Discord still remembers.
+ */
+export async function installTag(db: Db): Promise<string> {
+  const tag = randomBytes(4).readUInt32BE(0).toString(36).padStart(7, "0").slice(0, 5);
+  await db.pollerState.upsert({
+    where: { key: INSTALL_KEY },
+    create: { key: INSTALL_KEY, highWaterMark: tag },
+    update: {},
+  });
+  const row = await db.pollerState.findUniqueOrThrow({ where: { key: INSTALL_KEY } });
+  return row.highWaterMark ?? tag;
+}
+
+const INSTALL_KEY = "install";
+
+/** The Discord nonce of one send: at most 25 characters, the same for every retry of the row. */
+export function outboxNonce(
+  tag: string,
+  row: { id: number; createdAt: Date },
+  target: "dm" | "channel",
+): string {
+  return `${tag}${row.id.toString(36)}.${row.createdAt.getTime().toString(36)}${target === "channel" ? "c" : "d"}`.slice(
+    0,
+    25,
+  );
 }
 
 /** Records delivery. False if this worker no longer holds the row (its lease expired and moved on). */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OutboxPayload } from "../../../src/alerts/payload.ts";
 import { writeAlerts } from "../../../src/alerts/store.ts";
-import { claimDue } from "../../../src/db/repos/outbox.ts";
+import { claimDue, installTag, outboxNonce } from "../../../src/db/repos/outbox.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";
 
@@ -84,7 +84,7 @@ describe("delivery", () => {
       target: { kind: "dm", userId: alice.id },
       ownerId: alice.id,
       alert: OutboxPayload.parse(claimed.payload).alert,
-      nonce: `ob${claimed.id}d`,
+      nonce: outboxNonce(await installTag(w.db.prisma), claimed, "dm"),
     });
     expect(sent.kind).toBe("sent");
     expect(dmsAbout(alice, listing.id)).toHaveLength(1);

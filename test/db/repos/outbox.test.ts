@@ -6,7 +6,10 @@ import {
   depth,
   enqueueMessage,
   holdPending,
+  installTag,
   markFailed,
+  outboxNonce,
+  renewLease,
   markSent,
   pruneOutbox,
   releaseClaims,
@@ -172,5 +175,47 @@ describe("outbox repository", () => {
     const after = await db.prisma.outbox.count();
     expect(after).toBeLessThan(before);
     expect(await db.prisma.outbox.count({ where: { status: "pending" } })).toBe(2);
+  });
+
+  it("GIVEN a claimed row whose lease ran out and was claimed again WHEN its first worker renews before sending THEN it is refused and the new owner's renewal works", async () => {
+    await drain();
+    const user = await newUser();
+    await queue(user.id, 1);
+    const [first] = await claimDue(db.prisma, { workerId: "slow", limit: 1, leaseMs: 1 });
+    if (!first) throw new Error("nothing claimed");
+    // The lease lapses (1 ms) and another worker takes the row over.
+    await db.prisma.$executeRaw`SELECT pg_sleep(0.01)`;
+    const [again] = await claimDue(db.prisma, { workerId: "fast", limit: 1, leaseMs: 60_000 });
+
+    expect(again?.id).toBe(first.id);
+    expect(await renewLease(db.prisma, first.id, "slow", 60_000)).toBe(false);
+    expect(await renewLease(db.prisma, first.id, "fast", 60_000)).toBe(true);
+  });
+
+  it("GIVEN the same row id in a restored database WHEN nonces are made THEN they differ, stay stable per row and fit Discord's 25 characters", async () => {
+    const tag = await installTag(db.prisma);
+    expect(await installTag(db.prisma)).toBe(tag);
+    const before = outboxNonce(
+      tag,
+      { id: 123_456_789, createdAt: new Date("2026-11-01T10:00:00.000Z") },
+      "dm",
+    );
+    const restored = outboxNonce(
+      tag,
+      { id: 123_456_789, createdAt: new Date("2026-11-25T10:00:00.001Z") },
+      "dm",
+    );
+
+    expect(restored).not.toBe(before);
+    expect(outboxNonce(tag, { id: 123_456_789, createdAt: new Date("2026-11-01T10:00:00.000Z") }, "dm")).toBe(
+      before,
+    );
+    expect(
+      outboxNonce(tag, { id: 123_456_789, createdAt: new Date("2026-11-01T10:00:00.000Z") }, "channel"),
+    ).not.toBe(before);
+    expect(before.length).toBeLessThanOrEqual(25);
+    expect(
+      outboxNonce(tag, { id: Number.MAX_SAFE_INTEGER, createdAt: new Date(8.64e15) }, "dm").length,
+    ).toBeLessThanOrEqual(25);
   });
 });
