@@ -76,6 +76,7 @@ export async function runStartup(opts: { warmRuns: number; coldRuns: number }): 
         DISCORD_TOKEN: "bench-bot-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATA_DIR: path.join(cwd, "data"),
         HTTP_PORT: "0",
         LOG_LEVEL: "info",

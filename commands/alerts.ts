@@ -63,7 +63,6 @@ export const command = defineCommand({
       async run(ctx) {
         const market = await marketForReading(ctx.deps, {
           discordId: ctx.user.id,
-          operatorKey: ctx.deps.config.MARKET_API_KEY,
         });
         const l = await viewListing({ market }, { listingId: ctx.id.subject });
         const fields = [

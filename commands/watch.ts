@@ -361,7 +361,7 @@ function operatorMarket(deps: BotDeps): MarketApi {
 }
 
 function marketForUser(ctx: BaseContext): Promise<MarketApi> {
-  return marketForReading(ctx.deps, { discordId: ctx.user.id, operatorKey: ctx.deps.config.MARKET_API_KEY });
+  return marketForReading(ctx.deps, { discordId: ctx.user.id });
 }
 
 function where(rule: RuleView): string {

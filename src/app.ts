@@ -1,6 +1,7 @@
 // Composition root: builds every part from a Config (logger, database, key vault, marketplace,
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
+import { createSharedReads } from "./accounts/sharedReads.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";
@@ -96,7 +97,8 @@ export interface App {
  */
 export const DEFAULT_SERVICES: readonly ServiceFactory[] = [alertEngineService];
 
-export async function createApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+export async function createApp(given: Config, overrides: AppOverrides = {}): Promise<App> {
+  let config = given;
   const logger = overrides.logger ?? createLogger({ level: config.LOG_LEVEL });
   const log = logger.child({ module: "app" });
   const token = config.DISCORD_TOKEN;
@@ -135,6 +137,8 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       const started = sandbox;
       closers.push({ name: "sandbox", close: () => started.close() });
       marketBaseUrl = sandbox.baseUrl;
+      // Like the live service, the sandbox refuses keyless reads: the feed reads with its operator key.
+      if (config.MARKET_API_KEY === undefined) config = { ...config, MARKET_API_KEY: sandbox.operatorKey };
       announceSandbox(log, sandbox);
     }
     const market = createMarketClient({
@@ -153,6 +157,7 @@ export async function createApp(config: Config, overrides: AppOverrides = {}): P
       logger,
       prisma: database.prisma,
       market,
+      sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
       now: overrides.now ?? (() => new Date()),
       commands: registry.definitions,

@@ -86,6 +86,7 @@ export async function startBenchWorld(opts: BenchWorldOptions): Promise<BenchWor
         DISCORD_TOKEN: "bench-bot-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATABASE_URL: db.url,
         ENCRYPTION_KEY: randomBytes(32).toString("base64"),
         DATA_DIR: dataDir,

@@ -1,15 +1,15 @@
 // The marketplace for public reads (search, listings, stalls, history): with the user's own key
-// when one is linked (the live service refuses many anonymous searches), else the operator's key
-// (MARKET_API_KEY), else none. Never an error: public reads work without an account.
-import type { Config } from "../config/index.ts";
+// when one is linked (the live service refuses keyless reads), else the operator's key
+// (MARKET_API_KEY) within the user's fair share of it (see sharedReads.ts).
 import { KeyVaultError } from "../db/errors.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { AccountDeps } from "./deps.ts";
+import type { SharedReads } from "./sharedReads.ts";
 
 export async function marketForReads(
   deps: Pick<AccountDeps, "prisma" | "vault" | "market"> & {
-    readonly config: Pick<Config, "MARKET_API_KEY">;
+    readonly sharedReads: SharedReads;
   },
   discordUserId: string,
 ): Promise<MarketApi> {
@@ -22,5 +22,5 @@ export async function marketForReads(
       if (!(error instanceof KeyVaultError)) throw error;
     }
   }
-  return deps.market.forKey(deps.config.MARKET_API_KEY);
+  return deps.sharedReads.forUser(discordUserId);
 }

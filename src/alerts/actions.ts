@@ -1,5 +1,6 @@
 // Verbs behind alert messages' buttons and /alerts: look at an alerted listing, list recent alerts.
 import { requireAccount } from "../accounts/requireAccount.ts";
+import type { SharedReads } from "../accounts/sharedReads.ts";
 import type { AccountDeps } from "../accounts/deps.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import { UserFacingError } from "../errors.ts";
@@ -65,13 +66,13 @@ export async function recentAlerts(
  * usable (keyless reads are often refused), else the operator's key or none.
  */
 export async function marketForReading(
-  deps: Pick<AccountDeps, "prisma" | "vault" | "market">,
-  input: { discordId: string; operatorKey: string | undefined },
+  deps: Pick<AccountDeps, "prisma" | "vault" | "market"> & { readonly sharedReads: SharedReads },
+  input: { discordId: string },
 ): Promise<MarketApi> {
   try {
     return (await requireAccount(deps, input.discordId)).market;
   } catch (error) {
-    if (error instanceof UserFacingError) return deps.market.forKey(input.operatorKey);
+    if (error instanceof UserFacingError) return deps.sharedReads.forUser(input.discordId);
     throw error;
   }
 }

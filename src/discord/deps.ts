@@ -1,4 +1,5 @@
 // What command handlers may use, built once by the composition root (src/app.ts) and passed in.
+import type { SharedReads } from "../accounts/sharedReads.ts";
 import type { Config } from "../config/index.ts";
 import type { KeyVault } from "../db/keyVault.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -15,6 +16,8 @@ export interface BotDeps {
   readonly logger: Logger;
   readonly prisma: PrismaClient;
   readonly market: MarketClient;
+  /** The operator key for users without their own, within each user's fair share. */
+  readonly sharedReads: SharedReads;
   readonly vault: KeyVault;
   readonly now: () => Date;
   /** Every registered command definition (for /help). */

@@ -105,6 +105,7 @@ describe("two bot processes on one database (scale-out)", () => {
           DISCORD_API_URL: double.apiUrl,
           // Same sandbox for both, through the relay, so each request names the process that sent it.
           MARKET_BASE_URL: relay.baseUrlFor(name),
+          MARKET_API_KEY: sandbox.operatorKey,
           DATABASE_URL: db.url,
           ENCRYPTION_KEY: encryptionKey,
           DATA_DIR: workDir,

@@ -56,6 +56,7 @@ describe("the bot process", () => {
         DISCORD_TOKEN: "shutdown-test-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATABASE_URL: db.url,
         ENCRYPTION_KEY: encryptionKey,
         DATA_DIR: workDir,

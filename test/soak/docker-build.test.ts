@@ -84,6 +84,7 @@ describe("the Docker image, replayed without Docker", () => {
         DISCORD_TOKEN: "image-test-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATABASE_URL: db.url,
         ENCRYPTION_KEY: randomBytes(32).toString("base64"),
         DATA_DIR: dataDir,

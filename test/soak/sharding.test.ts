@@ -59,6 +59,7 @@ describe("SHARD_COUNT=2", () => {
         DISCORD_TOKEN: "shard-test-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATABASE_URL: db.url,
         ENCRYPTION_KEY: randomBytes(32).toString("base64"),
         DATA_DIR: workDir,

@@ -96,6 +96,7 @@ export async function startBot(opts: StartBotOptions = {}): Promise<Bot> {
         DISCORD_TOKEN: "test-bot-token",
         DISCORD_API_URL: double.apiUrl,
         MARKET_BASE_URL: sandbox.baseUrl,
+        MARKET_API_KEY: sandbox.operatorKey,
         DATABASE_URL: db.url,
         ENCRYPTION_KEY: encryptionKey,
         DATA_DIR: dataDir,
