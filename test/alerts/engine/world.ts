@@ -77,7 +77,8 @@ export async function startWorld(opts: { sandboxClock?: () => number } = {}): Pr
     sender,
     engine(overrides = {}) {
       const engine = createAlertEngine({
-        config: FAST_CONFIG,
+        // The feed reads with the operator key, as against the live service.
+        config: { ...FAST_CONFIG, MARKET_API_KEY: sandbox.operatorKey },
         prisma: db.prisma,
         databaseUrl: db.url,
         market,
