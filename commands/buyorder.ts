@@ -8,7 +8,7 @@ import { LISTING_OPTION } from "../src/discord/options.ts";
 import { numberedPaging, pageFromSubject } from "../src/discord/pager.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { itemName } from "../src/discord/render/listing.ts";
-import { aggregatesEmbed, buyOrderEmbed, buyOrdersPageMessage } from "../src/discord/render/buyOrders.ts";
+import { aggregatesEmbed, buyOrdersPageMessage } from "../src/discord/render/buyOrders.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption } from "../src/errors.ts";
@@ -23,15 +23,16 @@ import {
   parseSmallIdList,
   parseText,
 } from "../src/input/parse.ts";
-import {
-  cancelBuyOrder,
-  createBuyOrder,
-  editBuyOrder,
-  listBuyOrders,
-  matchesForListing,
-  similarOrders,
-} from "../src/trading/buyOrders.ts";
+import { cancelBuyOrder, listBuyOrders, matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
+import {
+  CONFIRM_ACTIONS,
+  confirmCreate,
+  confirmEdit,
+  createConfirmation,
+  dismiss,
+  editOrConfirm,
+} from "./buyorder/confirm.ts";
 
 const LOCAL = { page: "bo.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
@@ -255,14 +256,8 @@ export const command = defineCommand({
           stickers: o.string("stickers"),
           keychains: o.string("keychains"),
         });
-        const trader = await linkedTrader(ctx);
-        const order = await createBuyOrder(trader.deps, {
-          itemName: itemNameText,
-          maxPriceCents,
-          quantity,
-          constraints,
-        });
-        return { ephemeral: true, embeds: [buyOrderEmbed(order, "Buy order created")] };
+        // Shows the total exposure against the caps; placed only on "Place order".
+        return createConfirmation(ctx, { itemName: itemNameText, maxPriceCents, quantity, constraints });
       },
     },
     list: {
@@ -292,15 +287,8 @@ export const command = defineCommand({
           keychains: o.string("keychains"),
         });
         const clear = rawClear === undefined ? [] : parseClear(rawClear);
-        const trader = await linkedTrader(ctx);
-        const order = await editBuyOrder(trader.deps, {
-          orderId,
-          maxPriceCents,
-          quantity,
-          constraints,
-          clear,
-        });
-        return { ephemeral: true, embeds: [buyOrderEmbed(order, "Buy order updated")] };
+        // Applied at once unless it raises what the order can spend: then confirmed first.
+        return editOrConfirm(ctx, { orderId, maxPriceCents, quantity, constraints, clear });
       },
     },
     cancel: {
@@ -308,7 +296,7 @@ export const command = defineCommand({
       async run(ctx) {
         const orderId = parseId("order", ctx.options.string("order"), "buy order");
         const trader = await linkedTrader(ctx);
-        await cancelBuyOrder(trader.deps, { orderId });
+        await cancelBuyOrder(trader.deps, { userId: trader.userId, orderId });
         return {
           ephemeral: true,
           embeds: [notice("success", `Buy order \`${orderId}\` cancelled. Items already bought stay yours.`)],
@@ -363,5 +351,9 @@ export const command = defineCommand({
         await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
       },
     },
+    // The confirmation becomes the receipt; refusals (caps, expired) arrive privately.
+    [CONFIRM_ACTIONS.create]: { defer: "update", run: confirmCreate },
+    [CONFIRM_ACTIONS.edit]: { defer: "update", run: confirmEdit },
+    [CONFIRM_ACTIONS.dismiss]: { defer: false, run: dismiss },
   },
 });

@@ -5,6 +5,7 @@ import type { Trade } from "../market/schemas.ts";
 import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
 import { dedupeKey, tradeAlertOf, tradeDeadline } from "./content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/repos/buyOrders.ts";
+import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { listOpenTrades } from "../db/repos/trades.ts";
 import {
   closeTrackedTrade,
@@ -156,6 +157,10 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
   async function pollBuyOrders(api: MarketApi, user: User): Promise<number> {
     const orders = [];
     for await (const order of api.iterateMyBuyOrders({ limit: 50 }, { maxPages: 4 })) orders.push(order);
+    // Orders the bot placed that are no longer open (cancelled on the website, closed) stop
+    // counting against the caps; only when the whole list was read can absence be trusted.
+    if (orders.length < 200)
+      await releaseClosedOrders(opts.prisma, user.id, new Set(orders.map((o) => o.id)));
     if (orders.length === 0) return 0;
     const tracked = await listTrackedBuyOrders(opts.prisma, { userId: user.id, limit: 10_000 });
     const byId = new Map(tracked.map((t) => [t.orderId, t]));
@@ -164,6 +169,16 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
       const bought = order.bought_item_count ?? 0;
       const known = byId.get(order.id);
       if (known !== undefined && known.lastBoughtCount >= bought) continue;
+      // What was bought turns from committed into spent under the caps (first sight included:
+      // an order the bot placed may have filled before it was first polled).
+      await recordFill(opts.prisma, {
+        userId: user.id,
+        orderId: order.id,
+        priceCents: order.price,
+        newlyBought: bought - (known?.lastBoughtCount ?? 0),
+        stillWanted: order.qty - bought,
+        boughtCount: bought,
+      });
       // An order seen for the first time sets the baseline: its past fills are old news.
       const alerts: NewAlert[] =
         known !== undefined && user.alertBuyOrder

@@ -2,7 +2,9 @@
 // automatic buy) reserves its commitment here under the user's caps before its request leaves.
 import {
   findOpenCommitment,
+  listOpen,
   reserveSpend,
+  spendPartOf,
   settlePurchase,
   spentInWindow,
   type PurchaseRecord,
@@ -67,8 +69,10 @@ export function describeCaps(caps: CapsView): string {
   return `Your caps: ${per}, ${daily}. Change them with /account settings.`;
 }
 
+type Priced = Pick<SpendRequest, "kind" | "unitPriceCents" | "totalCents">;
+
 /** What the user is told the action commits, per kind, for cap refusals. */
-function actionNoun(req: SpendRequest): string {
+function actionNoun(req: Priced): string {
   switch (req.kind) {
     case "buy":
     case "auto_buy":
@@ -129,21 +133,42 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
         { ...context, previous: result.purchase.id, status: result.purchase.status },
       );
     case "per_purchase_cap":
-      throw new UserFacingError(
-        "spend_cap",
-        `${actionNoun(req)}, above your per-purchase cap of ${formatCents(result.capCents)}; ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
-        { ...context, cap: result.capCents, cap_kind: "per_purchase" },
-      );
-    case "daily_cap": {
-      const replaced = req.replaces?.totalCents ?? 0;
-      const left = Math.max(0, result.capCents - result.spentCents);
-      throw new UserFacingError(
-        "spend_cap",
-        `${actionNoun(req)}, but only ${formatCents(left)} of your ${formatCents(result.capCents)} daily cap is left (${formatCents(result.spentCents)} committed: open bids, buy orders and offers, and what was spent in the last 24 hours${replaced > 0 ? `, not counting the ${formatCents(replaced)} this replaces` : ""}); ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
-        { ...context, cap: result.capCents, spent: result.spentCents, cap_kind: "daily" },
-      );
-    }
+      throw overPerPurchase(req, result.capCents);
+    case "daily_cap":
+      throw overDaily(req, result.capCents, result.spentCents, req.replaces?.totalCents ?? 0);
   }
+}
+
+/**
+ * The same check without reserving, for a confirmation shown before the action (a buy order's
+ * exposure): refuses early with the message the reservation would give. `releasedCents` is what
+ * the action would replace (an edited order's current exposure).
+ */
+export function checkWithinCaps(caps: CapsView, req: Priced & { releasedCents?: Cents }): void {
+  if (caps.perPurchaseCapCents !== null && req.unitPriceCents > caps.perPurchaseCapCents) {
+    throw overPerPurchase(req, caps.perPurchaseCapCents);
+  }
+  const released = req.releasedCents ?? 0;
+  if (caps.dailyCapCents !== null && caps.committedCents - released + req.totalCents > caps.dailyCapCents) {
+    throw overDaily(req, caps.dailyCapCents, caps.committedCents - released, released);
+  }
+}
+
+function overPerPurchase(req: Priced, cap: Cents): UserFacingError {
+  return new UserFacingError(
+    "spend_cap",
+    `${actionNoun(req)}, above your per-purchase cap of ${formatCents(cap)}; ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
+    { kind: req.kind, totalCents: req.totalCents, cap, cap_kind: "per_purchase" },
+  );
+}
+
+function overDaily(req: Priced, cap: Cents, committed: Cents, replaced: Cents): UserFacingError {
+  const left = Math.max(0, cap - committed);
+  return new UserFacingError(
+    "spend_cap",
+    `${actionNoun(req)}, but only ${formatCents(left)} of your ${formatCents(cap)} daily cap is left (${formatCents(committed)} committed: open bids, buy orders and offers, and what was spent in the last 24 hours${replaced > 0 ? `, not counting the ${formatCents(replaced)} this replaces` : ""}); ${NOTHING_DONE[req.kind]}. You can change the cap with /account settings.`,
+    { kind: req.kind, totalCents: req.totalCents, cap, spent: committed, cap_kind: "daily" },
+  );
 }
 
 /** The request was answered: the commitment now stands (a top bid, an open order or offer). */
@@ -196,4 +221,49 @@ export async function endStanding(
   if ("spentCents" in outcome) await commitmentSpent(db, standing, outcome.spentCents);
   else await commitmentReleased(db, standing, outcome.releasedBecause);
   return true;
+}
+
+/**
+ * Items of a buy order were bought: that part of its commitment becomes spend, and what stays
+ * committed is the price of the items still wanted (0 closes it). Idempotent per fill count.
+ */
+export async function recordFill(
+  db: Db,
+  fill: {
+    userId: number;
+    orderId: string;
+    priceCents: Cents;
+    newlyBought: number;
+    stillWanted: number;
+    boughtCount: number;
+  },
+): Promise<boolean> {
+  const open = await findOpenCommitment(db, {
+    userId: fill.userId,
+    kind: "buy_order",
+    subjectId: fill.orderId,
+  });
+  if (!open || fill.newlyBought <= 0) return false;
+  await spendPartOf(db, {
+    openId: open.id,
+    spentCents: fill.priceCents * fill.newlyBought,
+    stillCommittedCents: fill.priceCents * Math.max(0, fill.stillWanted),
+    idempotencyKey: `bo.fill:${fill.userId}:${fill.orderId}:${fill.boughtCount}`,
+  });
+  return true;
+}
+
+/** Open buy-order commitments of the user whose order is not among `openIds` any more: released. */
+export async function releaseClosedOrders(
+  db: Db,
+  userId: number,
+  openIds: ReadonlySet<string>,
+): Promise<number> {
+  let released = 0;
+  for (const c of await listOpen(db, "buy_order", userId)) {
+    if (c.subjectId === null || openIds.has(c.subjectId)) continue;
+    await commitmentReleased(db, c, "the order is no longer open");
+    released += 1;
+  }
+  return released;
 }

@@ -1,25 +1,33 @@
-// Standing buy orders: create, list, edit without losing constraints, cancel, and see which
-// orders a listing or an item would meet. Orders made on the website may be "advanced": they
+// Standing buy orders: create (after a confirmation of its exposure), list, cancel, and see which
+// orders a listing or an item would meet; editing is in buyOrderEdit.ts. Orders made on the website may be "advanced": they
 // carry the site's filter expression instead of an item name; we show them and change their
 // price and quantity, never their expression.
 import { invalidOption, UserFacingError } from "../errors.ts";
+import { isMarketError } from "../market/errors.ts";
 import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import {
+  capsOf,
+  checkWithinCaps,
+  commitmentRefused,
+  commitmentStands,
+  commitmentUnknown,
+  endStanding,
+  reserveOrRefuse,
+  type CapsView,
+  type Commitment,
+} from "../spending/guard.ts";
+import {
   fromHybridProperties,
-  isConstraintName,
-  mergeConstraints,
-  toFlatConstraints,
   toHybridProperties,
   validateConstraints,
   type BuyOrderConstraints,
-  type ConstraintName,
 } from "./constraints.ts";
-import type { MarketDeps } from "./deps.ts";
+import type { MarketDeps, TradingDeps } from "./deps.ts";
 import { requireCents, requireId, requireInt, requirePage } from "./validate.ts";
 
-const MIN_PRICE: Cents = 3;
-const MAX_QUANTITY = 10_000;
+export const MIN_PRICE: Cents = 3;
+export const MAX_QUANTITY = 10_000;
 const PAGE_SIZE = 10;
 /** Page size when scanning for one order: the service's default and largest known page. */
 const SCAN_PAGE_SIZE = 50;
@@ -47,7 +55,7 @@ export interface BuyOrderAggregateView {
   constraints: BuyOrderConstraints;
 }
 
-function toView(order: BuyOrder): BuyOrderView {
+export function toView(order: BuyOrder): BuyOrderView {
   const created = order.created_at ? new Date(order.created_at) : undefined;
   return {
     orderId: order.id,
@@ -77,28 +85,92 @@ function requireItemName(value: string): string {
   return name;
 }
 
+export interface NewBuyOrderInput {
+  itemName: string;
+  maxPriceCents: Cents;
+  quantity?: number | undefined;
+  constraints?: BuyOrderConstraints | undefined;
+}
+
+/** What a new order would commit, checked against the caps: shown for confirmation, nothing sent. */
+export interface BuyOrderQuote {
+  itemName: string;
+  maxPriceCents: Cents;
+  quantity: number;
+  constraints: BuyOrderConstraints;
+  /** Price x quantity: what the order holds against the daily cap while it is open. */
+  exposureCents: Cents;
+  caps: CapsView;
+}
+
+function validNewOrder(input: NewBuyOrderInput) {
+  return {
+    itemName: requireItemName(input.itemName),
+    maxPrice: requireCents("max_price", input.maxPriceCents, MIN_PRICE),
+    quantity: input.quantity === undefined ? 1 : requireInt("quantity", input.quantity, 1, MAX_QUANTITY),
+    constraints: validateConstraints(input.constraints ?? {}),
+  };
+}
+
+export async function quoteBuyOrder(
+  deps: TradingDeps,
+  input: NewBuyOrderInput & { userId: number },
+): Promise<BuyOrderQuote> {
+  const v = validNewOrder(input);
+  const exposureCents = v.maxPrice * v.quantity;
+  const caps = await capsOf(deps.prisma, input.userId);
+  checkWithinCaps(caps, { kind: "buy_order", unitPriceCents: v.maxPrice, totalCents: exposureCents });
+  return {
+    itemName: v.itemName,
+    maxPriceCents: v.maxPrice,
+    quantity: v.quantity,
+    constraints: v.constraints,
+    exposureCents,
+    caps,
+  };
+}
+
+/**
+ * Places the order. Its whole exposure (price x quantity) is reserved under the caps first and
+ * stays committed while the order is open; fills turn it into spend, cancelling releases it.
+ */
 export async function createBuyOrder(
-  deps: MarketDeps,
-  input: {
-    itemName: string;
-    maxPriceCents: Cents;
-    quantity?: number | undefined;
-    constraints?: BuyOrderConstraints | undefined;
-  },
+  deps: TradingDeps,
+  input: NewBuyOrderInput & { userId: number; idempotencyKey: string },
 ): Promise<BuyOrderView> {
-  const itemName = requireItemName(input.itemName);
-  const maxPrice = requireCents("max_price", input.maxPriceCents, MIN_PRICE);
-  const quantity = input.quantity === undefined ? 1 : requireInt("quantity", input.quantity, 1, MAX_QUANTITY);
-  const constraints = validateConstraints(input.constraints ?? {});
-  const hybrid = toHybridProperties(constraints);
-  const order = await deps.market.createBuyOrder({
-    market_hash_name: itemName,
-    max_price: maxPrice,
-    quantity,
-    ...(Object.keys(hybrid).length > 0 ? { hybrid_properties: hybrid } : {}),
+  const v = validNewOrder(input);
+  const hybrid = toHybridProperties(v.constraints);
+  const commitment = await reserveOrRefuse(deps.prisma, {
+    userId: input.userId,
+    kind: "buy_order",
+    idempotencyKey: input.idempotencyKey,
+    unitPriceCents: v.maxPrice,
+    totalCents: v.maxPrice * v.quantity,
   });
-  deps.logger.info({ orderId: order.id, maxPrice, quantity }, "buy order created");
+  let order: BuyOrder;
+  try {
+    order = await deps.market.createBuyOrder({
+      market_hash_name: v.itemName,
+      max_price: v.maxPrice,
+      quantity: v.quantity,
+      ...(Object.keys(hybrid).length > 0 ? { hybrid_properties: hybrid } : {}),
+    });
+  } catch (error) {
+    await settleFailed(deps, commitment, error);
+    throw error;
+  }
+  await commitmentStands(deps.prisma, commitment, { subjectId: order.id });
+  deps.logger.info({ orderId: order.id, maxPrice: v.maxPrice, quantity: v.quantity }, "buy order created");
   return toView(order);
+}
+
+/** Refused: nothing committed. Unanswered: it may stand, so it stays counted until found out. */
+export async function settleFailed(deps: TradingDeps, commitment: Commitment, error: unknown): Promise<void> {
+  if (isMarketError(error) && error.mayHaveSucceeded) {
+    await commitmentUnknown(deps.prisma, commitment, error.kind);
+  } else {
+    await commitmentRefused(deps.prisma, commitment, isMarketError(error) ? error.kind : "unexpected error");
+  }
 }
 
 export interface BuyOrdersPage {
@@ -120,7 +192,7 @@ export async function listBuyOrders(
 }
 
 /** Finds one of the user's orders by id; there is no single-order read endpoint. */
-async function findMyOrder(deps: MarketDeps, orderId: string): Promise<BuyOrder> {
+export async function findMyOrder(deps: MarketDeps, orderId: string): Promise<BuyOrder> {
   let seen = 0;
   for (let page = 0; page < SCAN_MAX_PAGES; page++) {
     const result = await deps.market.getMyBuyOrders({ page, limit: SCAN_PAGE_SIZE });
@@ -135,91 +207,18 @@ async function findMyOrder(deps: MarketDeps, orderId: string): Promise<BuyOrder>
   });
 }
 
-export interface EditBuyOrderInput {
-  orderId: string;
-  maxPriceCents?: Cents | undefined;
-  quantity?: number | undefined;
-  /** Constraints to set or change; those not named keep their current values. */
-  constraints?: BuyOrderConstraints | undefined;
-  /** Constraints to remove. Only these are removed. */
-  clear?: readonly string[] | undefined;
-}
-
-/**
- * Changes an order. The service's update is absolute (an omitted constraint is cleared), so a
- * naive "send what changed" would silently drop the user's float range when they only change
- * the price. Instead: read the order, keep every constraint not touched, apply the changes,
- * clear exactly those named in `clear`, and send the complete state.
- *
- * An advanced order takes a new price and quantity only: its filter is the website's expression,
- * which we can neither express as constraints nor send back, so constraint changes are refused
- * before anything is sent.
- */
-export async function editBuyOrder(deps: MarketDeps, input: EditBuyOrderInput): Promise<BuyOrderView> {
-  const orderId = requireId("order", input.orderId);
-  const clear: ConstraintName[] = [];
-  for (const name of input.clear ?? []) {
-    if (!isConstraintName(name)) throw invalidOption("clear", `unknown constraint ${name}`);
-    clear.push(name);
-  }
-  const changes = validateConstraints(input.constraints ?? {});
-  const maxPrice =
-    input.maxPriceCents === undefined ? undefined : requireCents("max_price", input.maxPriceCents, MIN_PRICE);
-  const quantity =
-    input.quantity === undefined ? undefined : requireInt("quantity", input.quantity, 1, MAX_QUANTITY);
-  if (
-    maxPrice === undefined &&
-    quantity === undefined &&
-    Object.keys(changes).length === 0 &&
-    clear.length === 0
-  ) {
-    throw invalidOption("changes", "say what to change: a price, a quantity or a constraint");
-  }
-
-  const current = await findMyOrder(deps, orderId);
-  if (current.expression !== undefined && (Object.keys(changes).length > 0 || clear.length > 0)) {
-    throw new UserFacingError(
-      "invalid_input",
-      "This order was made on the website with a filter expression, which can only be edited on the " +
-        "website. Here you can change its `max_price` and `quantity`.",
-      { orderId, advanced: true },
-    );
-  }
-  // Re-validate the merged whole: a new max_float below the kept min_float is a user mistake.
-  const merged = validateConstraints(
-    mergeConstraints(fromHybridProperties(current.hybrid_properties), changes, clear),
-  );
-  const updated = await deps.market.updateBuyOrder(orderId, {
-    max_price: maxPrice ?? current.price,
-    quantity: quantity ?? current.qty,
-    constraints: toFlatConstraints(merged),
-  });
-  deps.logger.info(
-    {
-      orderId,
-      advanced: current.expression !== undefined,
-      maxPrice: updated.price,
-      quantity: updated.qty,
-      cleared: clear,
-      changed: Object.keys(changes),
-    },
-    "buy order edited",
-  );
-  if (updated.market_hash_name === undefined && updated.expression === undefined) {
-    // The answer names no target; show the one the user edited rather than a nameless order.
-    if (current.expression !== undefined)
-      deps.logger.warn({ orderId }, "advanced buy order answered without its expression after an edit");
-    return toView({ ...updated, market_hash_name: current.market_hash_name, expression: current.expression });
-  }
-  return toView(updated);
-}
-
 export async function cancelBuyOrder(
-  deps: MarketDeps,
-  input: { orderId: string },
+  deps: TradingDeps,
+  input: { userId: number; orderId: string },
 ): Promise<{ orderId: string }> {
   const orderId = requireId("order", input.orderId);
   await deps.market.deleteBuyOrder(orderId);
+  // What the order still held stops counting against the caps at once.
+  await endStanding(
+    deps.prisma,
+    { userId: input.userId, kind: "buy_order", subjectId: orderId },
+    { releasedBecause: "cancelled" },
+  );
   deps.logger.info({ orderId }, "buy order cancelled");
   return { orderId };
 }

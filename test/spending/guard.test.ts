@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spentInWindow } from "../../src/db/repos/purchases.ts";
 import type { UserFacingError } from "../../src/errors.ts";
-import { capsOf, describeCaps, endStanding } from "../../src/spending/guard.ts";
+import { randomUUID } from "node:crypto";
+import { capsOf, describeCaps, endStanding, recordFill } from "../../src/spending/guard.ts";
+import { cancelBuyOrder, createBuyOrder } from "../../src/trading/buyOrders.ts";
 import { placeBid } from "../../src/trading/bid.ts";
 import { confirmBuy } from "../../src/trading/buy.ts";
 import { makeOffer } from "../../src/trading/offers.ts";
@@ -33,7 +35,7 @@ function auction(reserve = 500) {
 function attempts(t: Trader, n: number): (() => Promise<unknown>)[] {
   const out: (() => Promise<unknown>)[] = [];
   for (let i = 0; i < n; i += 1) {
-    const kind = i % 3;
+    const kind = i % 4;
     if (kind === 0) {
       const l = buyNow();
       out.push(() =>
@@ -47,9 +49,20 @@ function attempts(t: Trader, n: number): (() => Promise<unknown>)[] {
     } else if (kind === 1) {
       const l = auction();
       out.push(() => placeBid(t.deps, { userId: t.userId, listingId: l.id, maxPriceCents: PRICE }));
-    } else {
+    } else if (kind === 2) {
       const l = buyNow(PRICE * 2);
       out.push(() => makeOffer(t.deps, { userId: t.userId, listingId: l.id, priceCents: PRICE }));
+    } else {
+      const name = buyNow().item.market_hash_name;
+      out.push(() =>
+        createBuyOrder(t.deps, {
+          userId: t.userId,
+          idempotencyKey: `race-order-${t.userId}-${i}`,
+          itemName: name,
+          maxPriceCents: PRICE,
+          quantity: 1,
+        }),
+      );
     }
   }
   return out;
@@ -116,13 +129,14 @@ describe("spending guard", () => {
     expect(await spentInWindow(world.db.prisma, t.userId)).toBe(3_500);
   });
 
-  it("GIVEN a $50 daily cap WHEN 60 buys, bids and offers of $9.99 race THEN exactly five commit and the marketplace sees only those", async () => {
+  it("GIVEN a $50 daily cap WHEN 60 buys, bids, offers and buy orders of $9.99 race THEN exactly five commit and the marketplace sees only those", async () => {
     const t = await world.trader({ perPurchaseCapCents: 1_000, dailyCapCents: 5_000 });
     const tries = attempts(t, 60);
     const sent = () =>
       world.hits("POST /listings/buy") +
       world.hits("POST /listings/{listing_id}/bid") +
-      world.hits("POST /offers");
+      world.hits("POST /offers") +
+      world.hits("POST /buy-orders");
     const before = sent();
 
     const results = await Promise.allSettled(tries.map((attempt) => attempt()));
@@ -146,5 +160,87 @@ describe("spending guard", () => {
     expect(line).toBe(
       "Your caps: $100.00 per purchase, $300.00 a day ($25.00 committed, $275.00 left). Change them with /account settings.",
     );
+  });
+
+  it("GIVEN $10 caps WHEN a buy order for 50 items at $40 is placed THEN it is refused before anything is sent", async () => {
+    const t = await world.trader({ perPurchaseCapCents: 1_000, dailyCapCents: 1_000 });
+    const ordersBefore = world.hits("POST /buy-orders");
+
+    const error = await rejection(() =>
+      createBuyOrder(t.deps, {
+        userId: t.userId,
+        idempotencyKey: randomUUID(),
+        itemName: buyNow().item.market_hash_name,
+        maxPriceCents: 4_000,
+        quantity: 50,
+      }),
+    );
+
+    expect(error).toMatchObject({ code: "spend_cap" });
+    expect((error as UserFacingError).userMessage).toContain(
+      "This buy order commits $2,000.00 ($40.00 per item)",
+    );
+    expect(world.hits("POST /buy-orders") - ordersBefore).toBe(0);
+  });
+
+  it("GIVEN an open buy order holding price x quantity WHEN it is cancelled THEN its exposure is released at once", async () => {
+    const t = await world.trader({ perPurchaseCapCents: 1_000, dailyCapCents: 1_000 });
+    const name = buyNow().item.market_hash_name;
+    const order = (quantity: number) =>
+      createBuyOrder(t.deps, {
+        userId: t.userId,
+        idempotencyKey: randomUUID(),
+        itemName: name,
+        maxPriceCents: 200,
+        quantity,
+      });
+
+    const first = await order(4);
+    expect(await spentInWindow(world.db.prisma, t.userId)).toBe(800);
+    await expect(order(2)).rejects.toMatchObject({ code: "spend_cap" });
+
+    await cancelBuyOrder(t.deps, { userId: t.userId, orderId: first.orderId });
+    expect(await spentInWindow(world.db.prisma, t.userId)).toBe(0);
+    await expect(order(2)).resolves.toMatchObject({ quantity: 2 });
+  });
+
+  it("GIVEN an open buy order WHEN items are bought THEN that part turns into spend and the rest stays committed", async () => {
+    const t = await world.trader({ perPurchaseCapCents: 1_000, dailyCapCents: 5_000 });
+    const o = await createBuyOrder(t.deps, {
+      userId: t.userId,
+      idempotencyKey: randomUUID(),
+      itemName: buyNow().item.market_hash_name,
+      maxPriceCents: 300,
+      quantity: 4,
+    });
+    const fill = (bought: number, newly: number) =>
+      recordFill(world.db.prisma, {
+        userId: t.userId,
+        orderId: o.orderId,
+        priceCents: 300,
+        newlyBought: newly,
+        stillWanted: 4 - bought,
+        boughtCount: bought,
+      });
+
+    expect(await fill(1, 1)).toBe(true);
+    await fill(1, 1); // the same fill seen twice (a retried poll) counts once
+    const rows = await world.db.prisma.purchase.findMany({
+      where: { userId: t.userId },
+      orderBy: { id: "asc" },
+    });
+    expect(rows.map((r) => [r.status, Number(r.totalCents)])).toEqual([
+      ["open", 900],
+      ["succeeded", 300],
+    ]);
+    expect(await spentInWindow(world.db.prisma, t.userId)).toBe(1_200);
+
+    await fill(4, 3);
+    expect(await spentInWindow(world.db.prisma, t.userId)).toBe(1_200);
+    const after = await world.db.prisma.purchase.findMany({
+      where: { userId: t.userId },
+      orderBy: { id: "asc" },
+    });
+    expect(after.map((r) => r.status)).toEqual(["released", "succeeded", "succeeded"]);
   });
 });

@@ -1,10 +1,14 @@
 // What an edit of an advanced buy order (made on the website) puts on the wire, against a local
 // server that records every request: price and quantity, never a name or an expression we lack.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureUser, updateSettings } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import type { MarketClient } from "../../src/market/client.ts";
-import { editBuyOrder, listBuyOrders } from "../../src/trading/buyOrders.ts";
-import type { MarketDeps } from "../../src/trading/deps.ts";
+import { editBuyOrder } from "../../src/trading/buyOrderEdit.ts";
+import { listBuyOrders } from "../../src/trading/buyOrders.ts";
+import type { TradingDeps } from "../../src/trading/deps.ts";
+import { freshDatabase, type TestDatabase } from "../support/db.ts";
 import { testClient } from "../market/support/client.ts";
 import { startScriptedServer, type ScriptedServer } from "../market/support/scriptedServer.ts";
 import { rejection } from "./world.ts";
@@ -22,12 +26,30 @@ const websiteOrder = (over: Record<string, unknown> = {}) => ({
 
 let server: ScriptedServer;
 let client: MarketClient;
-let deps: MarketDeps;
+let deps: TradingDeps;
+let db: TestDatabase;
+let userId: number;
+/** The acting user and a fresh key per edit (edits go through the spending guard). */
+const as = () => ({ userId, idempotencyKey: randomUUID() });
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  userId = (await ensureUser(db.prisma, "700000000000000001")).id;
+  await updateSettings(db.prisma, userId, { perPurchaseCapCents: null, dailyCapCents: null });
+});
+
+afterAll(async () => {
+  await db?.close();
+});
 
 beforeEach(async () => {
   server = await startScriptedServer();
   client = testClient(server.baseUrl).client;
-  deps = { market: client.forKey("k3y-AbC123"), logger: createLogger({ level: "silent" }) };
+  deps = {
+    market: client.forKey("k3y-AbC123"),
+    logger: createLogger({ level: "silent" }),
+    prisma: db.prisma,
+  };
   server.on("GET", "/me/buy-orders", { json: { orders: [websiteOrder()], count: 1 } });
 });
 
@@ -56,7 +78,7 @@ describe("advanced buy orders on the wire", () => {
   it("GIVEN an advanced order WHEN its price and quantity change THEN the PATCH sends them with no name and no expression", async () => {
     server.on("PATCH", "/buy-orders/501", { json: websiteOrder({ price: 1200, qty: 4 }) });
 
-    const edited = await editBuyOrder(deps, { orderId: "501", maxPriceCents: 1200, quantity: 4 });
+    const edited = await editBuyOrder(deps, { ...as(), orderId: "501", maxPriceCents: 1200, quantity: 4 });
 
     expect(edited).toMatchObject({
       orderId: "501",
@@ -84,7 +106,7 @@ describe("advanced buy orders on the wire", () => {
   it("GIVEN an advanced order WHEN only the price changes THEN the quantity sent is the current one", async () => {
     server.on("PATCH", "/buy-orders/501", { json: websiteOrder({ price: 800 }) });
 
-    await editBuyOrder(deps, { orderId: "501", maxPriceCents: 800 });
+    await editBuyOrder(deps, { ...as(), orderId: "501", maxPriceCents: 800 });
 
     expect(patchBodies()[0]).toMatchObject({ max_price: 800, quantity: 3 });
   });
@@ -92,7 +114,7 @@ describe("advanced buy orders on the wire", () => {
   it("GIVEN an advanced order WHEN the answer to the edit names no target THEN the reply still shows the expression", async () => {
     server.on("PATCH", "/buy-orders/501", { json: { id: "501", price: 1100, qty: 3 } });
 
-    const edited = await editBuyOrder(deps, { orderId: "501", maxPriceCents: 1100 });
+    const edited = await editBuyOrder(deps, { ...as(), orderId: "501", maxPriceCents: 1100 });
 
     expect(edited).toMatchObject({ expression: EXPRESSION, itemName: undefined, maxPriceCents: 1100 });
   });
@@ -104,7 +126,7 @@ describe("advanced buy orders on the wire", () => {
   ])(
     "GIVEN an advanced order WHEN %s is asked THEN it is refused, naming the website, and nothing is sent",
     async (_, change) => {
-      const error = await rejection(() => editBuyOrder(deps, { orderId: "501", ...change }));
+      const error = await rejection(() => editBuyOrder(deps, { ...as(), orderId: "501", ...change }));
 
       expect(error).toMatchObject({ code: "invalid_input" });
       expect((error as Error).message).toContain("can only be edited on the website");

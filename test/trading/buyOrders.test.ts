@@ -1,15 +1,19 @@
 // Buy orders against the real sandbox, whose update is absolute like the service's.
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MarketApi } from "../../src/market/client.ts";
 import {
   cancelBuyOrder,
   createBuyOrder,
-  editBuyOrder,
   listBuyOrders,
   matchesForListing,
   similarOrders,
 } from "../../src/trading/buyOrders.ts";
-import { rejection, startTradingWorld, type TradingWorld } from "./world.ts";
+import { editBuyOrder } from "../../src/trading/buyOrderEdit.ts";
+import { rejection, startTradingWorld, type Trader, type TradingWorld } from "./world.ts";
+
+/** The acting user and a fresh key per action (orders go through the spending guard). */
+const as = (t: Trader) => ({ userId: t.userId, idempotencyKey: randomUUID() });
 
 let world: TradingWorld;
 
@@ -37,13 +41,18 @@ describe("editBuyOrder", () => {
   it("GIVEN an order with a float range and seeds WHEN only the price changes THEN every constraint is kept", async () => {
     const buyer = await world.trader();
     const order = await createBuyOrder(buyer.deps, {
+      ...as(buyer),
       itemName: itemName(),
       maxPriceCents: 2_000,
       quantity: 2,
       constraints: { minFloat: 0.1, maxFloat: 0.2, paintSeeds: [7, 42] },
     });
 
-    const edited = await editBuyOrder(buyer.deps, { orderId: order.orderId, maxPriceCents: 2_500 });
+    const edited = await editBuyOrder(buyer.deps, {
+      ...as(buyer),
+      orderId: order.orderId,
+      maxPriceCents: 2_500,
+    });
 
     expect(edited).toMatchObject({ maxPriceCents: 2_500, quantity: 2 });
     const now = await stored(buyer.market, order.orderId);
@@ -55,12 +64,17 @@ describe("editBuyOrder", () => {
   it("GIVEN an order with a float range and seeds WHEN `clear` names the seeds THEN only the seeds go", async () => {
     const buyer = await world.trader();
     const order = await createBuyOrder(buyer.deps, {
+      ...as(buyer),
       itemName: itemName(),
       maxPriceCents: 2_000,
       constraints: { minFloat: 0.1, maxFloat: 0.2, paintSeeds: [7] },
     });
 
-    const edited = await editBuyOrder(buyer.deps, { orderId: order.orderId, clear: ["paintSeeds"] });
+    const edited = await editBuyOrder(buyer.deps, {
+      ...as(buyer),
+      orderId: order.orderId,
+      clear: ["paintSeeds"],
+    });
 
     expect(edited.constraints).toEqual({ minFloat: 0.1, maxFloat: 0.2 });
     const now = await stored(buyer.market, order.orderId);
@@ -72,13 +86,14 @@ describe("editBuyOrder", () => {
   it("GIVEN a kept min float WHEN the new max float is below it THEN invalid_input and the order is untouched", async () => {
     const buyer = await world.trader();
     const order = await createBuyOrder(buyer.deps, {
+      ...as(buyer),
       itemName: itemName(),
       maxPriceCents: 2_000,
       constraints: { minFloat: 0.3, maxFloat: 0.4 },
     });
 
     const error = await rejection(() =>
-      editBuyOrder(buyer.deps, { orderId: order.orderId, constraints: { maxFloat: 0.2 } }),
+      editBuyOrder(buyer.deps, { ...as(buyer), orderId: order.orderId, constraints: { maxFloat: 0.2 } }),
     );
 
     expect(error).toMatchObject({ code: "invalid_input" });
@@ -92,6 +107,7 @@ describe("editBuyOrder", () => {
     const buyer = await world.trader();
     const name = itemName();
     const oldest = await createBuyOrder(buyer.deps, {
+      ...as(buyer),
       itemName: name,
       maxPriceCents: 300,
       constraints: { paintIndex: 44 },
@@ -99,7 +115,7 @@ describe("editBuyOrder", () => {
     for (let i = 0; i < 55; i++)
       await buyer.market.createBuyOrder({ market_hash_name: name, max_price: 100, quantity: 1 });
 
-    const edited = await editBuyOrder(buyer.deps, { orderId: oldest.orderId, quantity: 3 });
+    const edited = await editBuyOrder(buyer.deps, { ...as(buyer), orderId: oldest.orderId, quantity: 3 });
 
     expect(edited).toMatchObject({ orderId: oldest.orderId, quantity: 3, maxPriceCents: 300 });
     expect(edited.constraints).toEqual({ paintIndex: 44 });
@@ -109,7 +125,7 @@ describe("editBuyOrder", () => {
     const buyer = await world.trader();
 
     const error = await rejection(() =>
-      editBuyOrder(buyer.deps, { orderId: "987654321", maxPriceCents: 500 }),
+      editBuyOrder(buyer.deps, { ...as(buyer), orderId: "987654321", maxPriceCents: 500 }),
     );
 
     expect(error).toMatchObject({ code: "not_found" });
@@ -121,6 +137,7 @@ describe("other buy-order verbs", () => {
     const buyer = await world.trader();
     const l = world.sandbox.control.createListing({ price: 5_000 });
     const order = await createBuyOrder(buyer.deps, {
+      ...as(buyer),
       itemName: l.item.market_hash_name,
       maxPriceCents: 4_900,
       quantity: 1,
@@ -129,7 +146,7 @@ describe("other buy-order verbs", () => {
     const page = await listBuyOrders(buyer.deps, { page: 0 });
     const matches = await matchesForListing(buyer.deps, { listingId: l.id });
     const similar = await similarOrders(buyer.deps, { itemName: l.item.market_hash_name });
-    await cancelBuyOrder(buyer.deps, { orderId: order.orderId });
+    await cancelBuyOrder(buyer.deps, { userId: buyer.userId, orderId: order.orderId });
     const after = await listBuyOrders(buyer.deps, { page: 0 });
 
     expect(page.orders.map((o) => o.orderId)).toEqual([order.orderId]);

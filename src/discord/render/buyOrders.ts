@@ -1,12 +1,19 @@
 // Buy orders as Discord shows them: one order, a page of the user's orders, other buyers' orders.
 // Advanced orders (made on the website) show their filter expression as is, in a code span.
-import type { APIEmbed } from "discord.js";
-import type { BuyOrderAggregateView, BuyOrderView, BuyOrdersPage } from "../../trading/buyOrders.ts";
+import { ButtonStyle, type APIEmbed } from "discord.js";
+import type { CapsView } from "../../spending/guard.ts";
+import type { BuyOrderEditPreview } from "../../trading/buyOrderEdit.ts";
+import type {
+  BuyOrderAggregateView,
+  BuyOrderQuote,
+  BuyOrderView,
+  BuyOrdersPage,
+} from "../../trading/buyOrders.ts";
 import type { BuyOrderConstraints } from "../../trading/constraints.ts";
 import { embed } from "./embeds.ts";
-import { money, truncate } from "./format.ts";
+import { money, relativeTime, truncate } from "./format.ts";
 import { itemName, type ActionRow } from "./listing.ts";
-import { pagingRow, type Paging } from "./trading.ts";
+import { button, pagingRow, row, type Paging } from "./trading.ts";
 
 /** What an order made on the website with a filter expression is called wherever it is shown. */
 export const ADVANCED_ORDER = "Advanced order (made on the website)";
@@ -160,4 +167,82 @@ export function aggregatesEmbed(
     description: lines.length > 0 ? fitLines(lines) : empty,
     footer,
   });
+}
+
+export interface ConfirmButtons {
+  readonly confirmId: string;
+  readonly cancelId: string;
+  readonly expiresAt: Date;
+}
+
+function capsLines(caps: CapsView): string {
+  const lines = [
+    caps.perPurchaseCapCents === null ? "No per-purchase cap" : `${money(caps.perPurchaseCapCents)} per item`,
+    caps.dailyCapCents === null
+      ? `No daily cap (${money(caps.committedCents)} committed)`
+      : `${money(caps.leftCents ?? 0)} of ${money(caps.dailyCapCents)} left today (${money(caps.committedCents)} committed)`,
+  ];
+  return lines.join("\n");
+}
+
+/** A new order's confirmation: what it commits in all, against the caps. Nothing is placed yet. */
+export function buyOrderConfirmMessage(
+  q: BuyOrderQuote,
+  b: ConfirmButtons,
+): { embeds: APIEmbed[]; components: ActionRow[] } {
+  return {
+    embeds: [
+      embed({
+        tone: "deal",
+        title: truncate(`Place a buy order for ${q.itemName}?`, 256),
+        description:
+          `Up to **${money(q.maxPriceCents)}** each for **${q.quantity}** item${q.quantity === 1 ? "" : "s"}: ` +
+          `the order can spend up to **${money(q.exposureCents)}** in all, held against your daily cap while it is open. ` +
+          `This confirmation expires ${relativeTime(b.expiresAt)}.`,
+        fields: [
+          { name: "Max price", value: money(q.maxPriceCents), inline: true },
+          { name: "Quantity", value: String(q.quantity), inline: true },
+          { name: "Total exposure", value: `**${money(q.exposureCents)}**`, inline: true },
+          { name: "Your caps", value: capsLines(q.caps) },
+        ],
+        footer: "Change your caps with /account settings.",
+      }),
+    ],
+    components: row([
+      button("Place order", ButtonStyle.Success, b.confirmId),
+      button("Cancel", ButtonStyle.Secondary, b.cancelId),
+    ]),
+  };
+}
+
+/** An edit that raises an order's exposure: before and after, against the caps. */
+export function buyOrderRaiseMessage(
+  p: BuyOrderEditPreview,
+  b: ConfirmButtons,
+): { embeds: APIEmbed[]; components: ActionRow[] } {
+  return {
+    embeds: [
+      embed({
+        tone: "deal",
+        title: "Raise this buy order?",
+        description:
+          `${orderTarget(p, FIELD_EXPRESSION_MAX / 2)}\n` +
+          `Up to **${money(p.maxPriceCents)}** each, **${p.quantity}** in all: what the order can still spend goes from ` +
+          `${money(p.exposureBeforeCents)} to **${money(p.exposureAfterCents)}**. This confirmation expires ${relativeTime(b.expiresAt)}.`,
+        fields: [
+          {
+            name: "Total exposure",
+            value: `${money(p.exposureBeforeCents)} → **${money(p.exposureAfterCents)}**`,
+            inline: true,
+          },
+          { name: "Your caps", value: capsLines(p.caps) },
+        ],
+        footer: `Buy order ${p.orderId} · change your caps with /account settings`,
+      }),
+    ],
+    components: row([
+      button("Save changes", ButtonStyle.Success, b.confirmId),
+      button("Cancel", ButtonStyle.Secondary, b.cancelId),
+    ]),
+  };
 }

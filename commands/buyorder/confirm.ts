@@ -1,0 +1,165 @@
+// /buyorder confirmations: creating an order, or an edit that raises what it can spend, first
+// shows its total exposure against the caps; the order is placed or changed only on the button.
+// The draft lives in the database, so the button works after a restart and on any replica, once.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
+import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
+import {
+  buyOrderConfirmMessage,
+  buyOrderEmbed,
+  buyOrderRaiseMessage,
+} from "../../src/discord/render/buyOrders.ts";
+import { notice } from "../../src/discord/render/embeds.ts";
+import type { Reply } from "../../src/discord/reply.ts";
+import { linkedTrader } from "../../src/discord/trader.ts";
+import { UserFacingError } from "../../src/errors.ts";
+import { editBuyOrder, previewBuyOrderEdit, type EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
+import { createBuyOrder, quoteBuyOrder, type NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
+import type { BuyOrderConstraints } from "../../src/trading/constraints.ts";
+
+export const CONFIRM_ACTIONS = { create: "bo.create", edit: "bo.edit", dismiss: "bo.dismiss" } as const;
+
+/** Long enough to read the exposure and the caps; short enough that they are still true. */
+const CONFIRM_TTL_MS = 5 * 60_000;
+
+const Constraints = z.record(z.string(), z.unknown()).transform((c) => c as BuyOrderConstraints);
+const CreateDraft = z.object({
+  itemName: z.string(),
+  maxPriceCents: z.number().int(),
+  quantity: z.number().int(),
+  constraints: Constraints,
+});
+const EditDraft = z.object({
+  orderId: z.string(),
+  maxPriceCents: z.number().int().optional(),
+  quantity: z.number().int().optional(),
+  constraints: Constraints,
+  clear: z.array(z.string()),
+});
+
+function buttons(ctx: BaseContext, action: string, draftId: string, expiresAt: Date) {
+  const ttl = { ttlMs: CONFIRM_TTL_MS };
+  return {
+    confirmId: ctx.customId(action, draftId, ttl),
+    cancelId: ctx.customId(CONFIRM_ACTIONS.dismiss, draftId, ttl),
+    expiresAt,
+  };
+}
+
+/** Checks the caps and asks to confirm; nothing is reserved or sent. */
+export async function createConfirmation(ctx: BaseContext, input: NewBuyOrderInput): Promise<Reply> {
+  const trader = await linkedTrader(ctx);
+  const quote = await quoteBuyOrder(trader.deps, { ...input, userId: trader.userId });
+  const draft = await createDraft(ctx.deps.prisma, {
+    userId: trader.userId,
+    kind: CONFIRM_ACTIONS.create,
+    payload: {
+      itemName: quote.itemName,
+      maxPriceCents: quote.maxPriceCents,
+      quantity: quote.quantity,
+      constraints: quote.constraints as Record<string, unknown> as never,
+    },
+    ttlMs: CONFIRM_TTL_MS,
+    now: ctx.deps.now(),
+  });
+  return {
+    ephemeral: true,
+    ...buyOrderConfirmMessage(quote, buttons(ctx, CONFIRM_ACTIONS.create, draft.id, draft.expiresAt)),
+  };
+}
+
+/**
+ * An edit that lowers or keeps what the order can spend is applied at once; one that raises it
+ * is shown first, with the new exposure against the caps.
+ */
+export async function editOrConfirm(ctx: BaseContext, input: EditBuyOrderInput): Promise<Reply> {
+  const trader = await linkedTrader(ctx);
+  const preview = await previewBuyOrderEdit(trader.deps, { ...input, userId: trader.userId });
+  if (preview.exposureAfterCents <= preview.exposureBeforeCents) {
+    const order = await editBuyOrder(trader.deps, {
+      ...input,
+      userId: trader.userId,
+      idempotencyKey: `bo.edit:${randomUUID()}`,
+    });
+    return { ephemeral: true, embeds: [buyOrderEmbed(order, "Buy order updated")] };
+  }
+  const draft = await createDraft(ctx.deps.prisma, {
+    userId: trader.userId,
+    kind: CONFIRM_ACTIONS.edit,
+    payload: {
+      orderId: input.orderId,
+      ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
+      ...(input.quantity === undefined ? {} : { quantity: input.quantity }),
+      constraints: (input.constraints ?? {}) as Record<string, unknown> as never,
+      clear: [...(input.clear ?? [])],
+    },
+    ttlMs: CONFIRM_TTL_MS,
+    now: ctx.deps.now(),
+  });
+  return {
+    ephemeral: true,
+    ...buyOrderRaiseMessage(preview, buttons(ctx, CONFIRM_ACTIONS.edit, draft.id, draft.expiresAt)),
+  };
+}
+
+function gone(reason: "missing" | "expired"): UserFacingError {
+  return new UserFacingError(
+    "expired",
+    reason === "expired"
+      ? "This confirmation expired; nothing was placed or changed. Run the command again."
+      : "This confirmation was already used or cancelled; nothing more was done.",
+  );
+}
+
+/** Place order: the draft is taken once, the exposure reserved under the caps, the order sent. */
+export async function confirmCreate(ctx: ComponentContext): Promise<void> {
+  const trader = await linkedTrader(ctx);
+  const taken = await takeDraft(ctx.deps.prisma, {
+    id: ctx.id.subject,
+    userId: trader.userId,
+    kind: CONFIRM_ACTIONS.create,
+    schema: CreateDraft,
+    now: ctx.deps.now(),
+  });
+  if (!taken.ok) throw gone(taken.reason);
+  const order = await createBuyOrder(trader.deps, {
+    ...taken.payload,
+    userId: trader.userId,
+    // One key per draft: a repeat of this confirmation can never place a second order.
+    idempotencyKey: `bo.create:${ctx.id.subject}`,
+  });
+  await ctx.update({ embeds: [buyOrderEmbed(order, "Buy order created")], components: [] });
+}
+
+export async function confirmEdit(ctx: ComponentContext): Promise<void> {
+  const trader = await linkedTrader(ctx);
+  const taken = await takeDraft(ctx.deps.prisma, {
+    id: ctx.id.subject,
+    userId: trader.userId,
+    kind: CONFIRM_ACTIONS.edit,
+    schema: EditDraft,
+    now: ctx.deps.now(),
+  });
+  if (!taken.ok) throw gone(taken.reason);
+  const d = taken.payload;
+  const order = await editBuyOrder(trader.deps, {
+    orderId: d.orderId,
+    maxPriceCents: d.maxPriceCents,
+    quantity: d.quantity,
+    constraints: d.constraints,
+    clear: d.clear,
+    userId: trader.userId,
+    idempotencyKey: `bo.edit:${ctx.id.subject}`,
+  });
+  await ctx.update({ embeds: [buyOrderEmbed(order, "Buy order updated")], components: [] });
+}
+
+export async function dismiss(ctx: ComponentContext): Promise<void> {
+  // The token is unguessable and the button is its owner's alone.
+  await ctx.deps.prisma.draft.deleteMany({ where: { id: ctx.id.subject } });
+  await ctx.update({
+    embeds: [notice("info", "Cancelled; no buy order was placed or changed.")],
+    components: [],
+  });
+}
