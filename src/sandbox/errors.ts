@@ -15,6 +15,8 @@ export const ErrorCode = {
   rateLimited: 9,
   internal: 10,
   notOwner: 11,
+  /** A Go client's constant for "the price changed" on a purchase (answered 422). */
+  priceChanged: 15,
 } as const;
 
 export class SandboxError extends Error {

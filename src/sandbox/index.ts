@@ -7,7 +7,7 @@ import { FaultBook } from "./faults.ts";
 import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
 import { createRng } from "./rng.ts";
 import { buildApiRouter } from "./routes.ts";
-import { seedWorld, type DemoUser } from "./seed.ts";
+import { SANDBOX_OPERATOR_KEY, seedWorld, type DemoUser } from "./seed.ts";
 import { API_PREFIX, CONTROL_PREFIX, createHandler, type Pending } from "./server.ts";
 import { Store } from "./state.ts";
 import { StatsBook } from "./stats.ts";
@@ -26,7 +26,7 @@ export type {
   TransactionJson,
   UserSummaryJson,
 } from "./render.ts";
-export { DEMO_USERS, DEMO_BALANCE } from "./seed.ts";
+export { DEMO_USERS, DEMO_BALANCE, SANDBOX_OPERATOR_KEY } from "./seed.ts";
 export { ErrorCode } from "./errors.ts";
 
 export interface SandboxOptions {
@@ -50,6 +50,8 @@ export interface Sandbox {
   /** http://127.0.0.1:PORT/_control */
   controlUrl: string;
   users: DemoUser[];
+  /** The operator's key (MARKET_API_KEY): keyless reads are refused, as they are live. */
+  operatorKey: string;
   control: SandboxControl;
   close(): Promise<void>;
 }
@@ -98,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     baseUrl: `${origin}${API_PREFIX}`,
     controlUrl: `${origin}${CONTROL_PREFIX}`,
     users: world.demo.map((u) => ({ name: u.name, platformId: u.platformId, apiKey: u.apiKey })),
+    operatorKey: SANDBOX_OPERATOR_KEY,
     control,
     close() {
       closed ??= new Promise<void>((resolve) => {

@@ -21,6 +21,12 @@ export const DEMO_USERS: readonly DemoUser[] = [
 
 export const DEMO_BALANCE = 500_000;
 
+/**
+ * The bot operator's key (MARKET_API_KEY) in the sandbox: like the live service, the sandbox
+ * refuses keyless reads, so the shared feed reads with this key. It owns nothing.
+ */
+export const SANDBOX_OPERATOR_KEY = "sandbox-operator-key-0000000000001";
+
 const SELLERS = [
   { name: "mossy_trader", stallPublic: true, autoAccept: true },
   { name: "quartzfox", stallPublic: false, autoAccept: true },
@@ -208,5 +214,27 @@ export function seedWorld(store: Store): World {
       now - rng.int(1, 72) * HOUR,
     );
   }
+  // Last, and without the seeded RNG, so the world stays the same for the same seed.
+  const operator: UserRec = {
+    platformId: "42420000000000401",
+    name: "operator",
+    apiKey: SANDBOX_OPERATOR_KEY,
+    revoked: false,
+    kind: "synthetic",
+    balance: 0,
+    pending: 0,
+    stallPublic: false,
+    autoAcceptMs: undefined,
+    obfuscatedId: "0000000000operator",
+    avatar: "https://avatars.invalid/42420000000000401.png",
+    online: true,
+    away: false,
+    totalTrades: 0,
+    verifiedTrades: 0,
+    failedTrades: 0,
+    inventory: new Map(),
+    watchlist: new Map(),
+  };
+  store.addUser(operator);
   return { demo, sellers, marketBuyer };
 }

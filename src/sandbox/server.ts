@@ -178,6 +178,9 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
     finish(res, method, template, reply, rate);
   }
 
+  /** GET routes the live service answers without a key. */
+  const KEYLESS_READS: ReadonlySet<string> = new Set(["/history/{market_hash_name}/graph"]);
+
   async function route(
     req: IncomingMessage,
     method: string,
@@ -199,6 +202,21 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
         key === undefined
           ? "missing API key: send it in the Authorization header (the key itself, no prefix)"
           : "invalid or revoked API key (send the key itself, with no Bearer prefix)",
+      );
+    }
+    // Live, keyless reads are refused even where the spec calls them public (api-notes); only the
+    // daily price graph stays open.
+    if (
+      !m.route.auth &&
+      !user &&
+      key === undefined &&
+      method === "GET" &&
+      !KEYLESS_READS.has(m.route.template)
+    ) {
+      throw new SandboxError(
+        403,
+        ErrorCode.forbidden,
+        "an API key is required: send it in the Authorization header (the key itself, no prefix)",
       );
     }
     if (m.error) throw m.error;

@@ -9,7 +9,7 @@ describe("authentication", () => {
 
   it("answers 401 with a JSON {code, message} body without a key, with a wrong key and with a Bearer prefix", async () => {
     for (const key of [undefined, "not-a-real-key-0000000000000", `Bearer ${t.alice}`]) {
-      const a = await t.api("GET", "/me/trades", { key });
+      const a = await t.api("GET", "/me/trades", key === undefined ? { anonymous: true } : { key });
       expect(a.status).toBe(401);
       expect(a.headers["content-type"]).toMatch(/application\/json/);
       parse(ErrorBodyStrict, a);
@@ -18,13 +18,24 @@ describe("authentication", () => {
   });
 
   it("refuses an authenticated POST without a key before looking at its body", async () => {
-    const a = await t.api("POST", "/listings/buy", { body: { contract_ids: ["1"], total_price: 1 } });
+    const a = await t.api("POST", "/listings/buy", {
+      anonymous: true,
+      body: { contract_ids: ["1"], total_price: 1 },
+    });
     expect(a.status).toBe(401);
   });
 
-  it("serves public routes with and without a key", async () => {
-    expect((await t.api("GET", "/listings?limit=1")).status).toBe(200);
+  it("refuses keyless reads with 403 as the live service does (the spec calls them public), serves them with any valid key, and keeps the price graph open", async () => {
+    const keyless = await t.api("GET", "/listings?limit=1", { anonymous: true });
+    expect(keyless.status).toBe(403);
+    expect(parse(ErrorBodyStrict, keyless).message).toContain("API key is required");
+    for (const path of ["/listings/1", "/listings/1/bids", "/listings/1/similar", "/users/1/stall"]) {
+      expect((await t.api("GET", path, { anonymous: true })).status, path).toBe(403);
+    }
     expect((await t.api("GET", "/listings?limit=1", { key: t.bob })).status).toBe(200);
+    expect((await t.api("GET", "/listings?limit=1", { key: t.sb.operatorKey })).status).toBe(200);
+    const name = encodeURIComponent(t.sb.control.createListing({ price: 500 }).item.market_hash_name);
+    expect((await t.api("GET", `/history/${name}/graph`, { anonymous: true })).status).toBe(200);
   });
 
   it("answers 401 once a key is revoked through the control surface", async () => {

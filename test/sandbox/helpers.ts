@@ -54,7 +54,12 @@ export function useSandbox(opts: SandboxOptions = {}) {
     carol: string;
     aliceId: string;
     bobId: string;
-    api: (method: string, path: string, o?: Parameters<typeof call>[3]) => Promise<Answer>;
+    /** Calls the API; reads carry the operator key unless a key is given or `anonymous` is set. */
+    api: (
+      method: string,
+      path: string,
+      o?: Parameters<typeof call>[3] & { anonymous?: boolean },
+    ) => Promise<Answer>;
     control: (method: string, path: string, body?: unknown) => Promise<Answer>;
   };
   beforeAll(async () => {
@@ -66,7 +71,12 @@ export function useSandbox(opts: SandboxOptions = {}) {
     ctx.carol = c.apiKey;
     ctx.aliceId = a.platformId;
     ctx.bobId = b.platformId;
-    ctx.api = (method, path, o) => call(ctx.sb.baseUrl, method, path, o);
+    // Like the live service, the sandbox refuses keyless reads: the operator's key stands in.
+    ctx.api = (method, path, o = {}) => {
+      const { anonymous, ...rest } = o;
+      const key = anonymous ? undefined : (rest.key ?? ctx.sb.operatorKey);
+      return call(ctx.sb.baseUrl, method, path, { ...rest, key });
+    };
     ctx.control = (method, path, body) =>
       call(ctx.sb.controlUrl, method, path, body === undefined ? {} : { body });
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Bid, HistoryPoint, Listing } from "../../src/market/schemas.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { SANDBOX_OPERATOR_KEY, startSandbox } from "../../src/sandbox/index.ts";
 import { call, ErrorBodyStrict, Page, parse, useSandbox } from "./helpers.ts";
 
 const ListingPage = Page(Listing);
@@ -292,7 +292,8 @@ describe("seeded data", () => {
     ]);
     try {
       const read = async (base: string) =>
-        (await call(base, "GET", "/listings?sort_by=lowest_price&limit=50")).text;
+        (await call(base, "GET", "/listings?sort_by=lowest_price&limit=50", { key: SANDBOX_OPERATOR_KEY }))
+          .text;
       const [ta, tb, tc] = await Promise.all([read(a.baseUrl), read(b.baseUrl), read(c.baseUrl)]);
       expect(ta).toBe(tb);
       expect(ta).not.toBe(tc);
@@ -318,7 +319,9 @@ describe("seeded data", () => {
       do {
         const p = parse(
           ListingPage,
-          await call(sb.baseUrl, "GET", `/listings?sort_by=most_recent${cursor ? `&cursor=${cursor}` : ""}`),
+          await call(sb.baseUrl, "GET", `/listings?sort_by=most_recent${cursor ? `&cursor=${cursor}` : ""}`, {
+            key: sb.operatorKey,
+          }),
         );
         all.push(...p.data);
         cursor = p.cursor;
