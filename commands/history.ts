@@ -118,7 +118,12 @@ function historyEmbed(history: PriceHistory, summary: Charts.HistorySummary) {
   });
   fields.push({
     name: "Recent sales",
-    value: sales.length > 0 ? sales.join("\n") : "None recorded.",
+    value:
+      sales.length > 0
+        ? sales.join("\n")
+        : history.salesUnavailable
+          ? "The marketplace did not return recent sales right now; the graph above is up to date."
+          : "None recorded.",
     inline: false,
   });
   const scope = history.paintIndex === undefined ? "" : ` · paint index ${history.paintIndex}`;

@@ -665,7 +665,9 @@ function errorKind(route: RouteName, status: number, code: number | undefined): 
   if (status === 429) return "rate_limited";
   if (status >= 500) return "upstream";
   if (status === 400 && route === "createOffer" && code === 4) return "offers_disabled";
-  if (status === 400 && route === "buyListings") return "stale_purchase";
+  // A refused purchase: 400 (spec), or 422 with code 6 (stale or sold) or 15 (price changed), as a
+  // live-tested client's error constants say. The caller re-reads the listing to tell why.
+  if (route === "buyListings" && (status === 400 || status === 422)) return "stale_purchase";
   if (status >= 400) return "bad_request";
   // 1xx/3xx (an unasked-for 304, a redirect): nothing we can read.
   return "invalid_response";

@@ -40,7 +40,13 @@ export const isOpen = (o: BuyOrderRec): boolean => o.bought < o.qty;
 export function createBuyOrder(
   store: Store,
   user: UserRec,
-  input: { marketHashName: string; maxPrice: number; quantity: number; hybrid: HybridRec },
+  input: {
+    marketHashName: string;
+    maxPrice: number;
+    quantity: number;
+    hybrid: HybridRec;
+    expression?: string | undefined;
+  },
   at: number,
 ): BuyOrderRec {
   const { id, seq } = store.nextId();
@@ -54,6 +60,7 @@ export function createBuyOrder(
     bought: 0,
     hybrid: input.hybrid,
     createdAt: at,
+    ...(input.expression === undefined ? {} : { expression: input.expression }),
   };
   store.buyOrders.set(id, o);
   pushTo(store.buyOrdersByName, o.marketHashName, o);
@@ -83,7 +90,8 @@ export function updateBuyOrder(
   }
   if (input.maxPrice !== undefined) o.price = input.maxPrice;
   if (input.quantity !== undefined) o.qty = input.quantity;
-  o.hybrid = input.hybrid;
+  // An advanced order's filter is its expression: only the website edits it.
+  if (o.expression === undefined) o.hybrid = input.hybrid;
   return o;
 }
 
@@ -133,10 +141,16 @@ export function aggregate(orders: readonly BuyOrderRec[], limit: number): BuyOrd
   const groups = new Map<string, BuyOrderAggregateJson>();
   for (const o of orders) {
     if (!isOpen(o)) continue;
-    const key = `${o.marketHashName}\u0000${o.price}\u0000${JSON.stringify(o.hybrid)}`;
+    const key =
+      o.expression === undefined
+        ? `${o.marketHashName}\u0000${o.price}\u0000${JSON.stringify(o.hybrid)}`
+        : `x\u0000${o.expression}\u0000${o.price}`;
     const g = groups.get(key);
     if (g) g.qty += o.qty - o.bought;
-    else {
+    else if (o.expression !== undefined) {
+      // As live: `{ expression, qty, price }` for advanced orders.
+      groups.set(key, { expression: o.expression, qty: o.qty - o.bought, price: o.price });
+    } else {
       groups.set(key, {
         market_hash_name: o.marketHashName,
         price: o.price,
@@ -172,9 +186,17 @@ export function similarOrders(store: Store, name: string, h: HybridRec): BuyOrde
   });
 }
 
-export function orderPrices(orders: readonly BuyOrderRec[], limit: number): BuyOrderJson[] {
+export function orderPrices(
+  orders: readonly BuyOrderRec[],
+  limit: number,
+): (BuyOrderJson | { expression: string; qty: number; price: number })[] {
   return [...orders]
     .sort((a, b) => b.price - a.price || a.seq - b.seq)
     .slice(0, limit)
-    .map(buyOrderJson);
+    .map((o) =>
+      // As live (three clients model it): advanced orders answer `{ expression, qty, price }`.
+      o.expression === undefined
+        ? buyOrderJson(o)
+        : { expression: o.expression, qty: o.qty - o.bought, price: o.price },
+    );
 }

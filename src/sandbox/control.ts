@@ -1,6 +1,6 @@
 // The control surface: drive the sandbox from tests, benchmarks and the playground (methods and /_control HTTP).
 import { z } from "zod";
-import { isOpen, ownOrder } from "./buyOrders.ts";
+import { createBuyOrder, isOpen, ownOrder } from "./buyOrders.ts";
 import { badRequest, ErrorCode, notFound } from "./errors.ts";
 import { makeAsset, makeUser, modelPrice, type ItemSpec } from "./factory.ts";
 import { FaultBook, FaultSpec } from "./faults.ts";
@@ -79,6 +79,24 @@ export interface SandboxControl {
   advanceClock(ms: number): number;
   createListing(template?: ListingTemplate): ListingJson;
   createListings(n: number, template?: ListingTemplate): ListingJson[];
+  /**
+   * A listing whose item fields have the odd types some live answers carry (sticker_index as a
+   * string, nulls inside blue_gem and fade, a sticker without wear): readable, and matchable.
+   */
+  createOddListing(template?: ListingTemplate): ListingJson;
+  /** A listing no client can read (its price is "abc"), among the normal ones of GET /listings. */
+  createUnreadableListing(template?: ListingTemplate): { id: string };
+  /**
+   * A buy order as made on the marketplace's website: a filter expression and no
+   * market_hash_name in what the API sends (api-notes, "Buy orders").
+   */
+  createWebsiteBuyOrder(input: {
+    platformId: string;
+    marketHashName: string;
+    maxPrice: number;
+    quantity?: number;
+    maxFloat?: number;
+  }): BuyOrderJson;
   /** A synthetic rival bids up to maxPrice (proxy rules apply). */
   placeCompetingBid(listingId: string, maxPrice: number): BidJson;
   /** A synthetic buyer buys a listed buy-now listing: a queued trade waits on its seller. */
@@ -178,6 +196,43 @@ export function createControl(
         store.now(),
       );
       return listingJson(store, l);
+    },
+
+    createOddListing(template = {}) {
+      const json = control.createListing(template);
+      const l = store.listings.get(json.id);
+      if (l) l.quirk = "odd";
+      return l ? listingJson(store, l) : json;
+    },
+
+    createUnreadableListing(template = {}) {
+      const json = control.createListing(template);
+      const l = store.listings.get(json.id);
+      if (l) l.quirk = "unreadable";
+      return { id: json.id };
+    },
+
+    createWebsiteBuyOrder(input) {
+      store.tick();
+      const owner = store.user(input.platformId);
+      const name = input.marketHashName.replace(/["\\]/g, "");
+      const expression =
+        input.maxFloat === undefined
+          ? `(== Item "${name}")`
+          : `(and (== Item "${name}") (< FloatValue ${input.maxFloat}))`;
+      const o = createBuyOrder(
+        store,
+        owner,
+        {
+          marketHashName: input.marketHashName,
+          maxPrice: input.maxPrice,
+          quantity: input.quantity ?? 1,
+          hybrid: input.maxFloat === undefined ? {} : { max_float: input.maxFloat },
+          expression,
+        },
+        store.now(),
+      );
+      return buyOrderJson(o);
     },
 
     createListings(n, template) {
@@ -391,6 +446,33 @@ export function buildControlRouter(control: SandboxControl, faults: FaultBook): 
     const id = ctx.params["platform_id"] as string;
     control.setBalance(id, b.balance);
     return ok(control.balance(id));
+  });
+  r.add("POST", "/listings/odd", false, (ctx) =>
+    ok(control.createOddListing(parseBody(ListingTemplate, ctx.body ?? {}))),
+  );
+  r.add("POST", "/listings/unreadable", false, (ctx) =>
+    ok(control.createUnreadableListing(parseBody(ListingTemplate, ctx.body ?? {}))),
+  );
+  r.add("POST", "/buy-orders/website", false, (ctx) => {
+    const b = parseBody(
+      z.object({
+        platformId: IdField,
+        marketHashName: z.string().min(1).max(200),
+        maxPrice: MoneyField,
+        quantity: z.number().int().min(1).max(10_000).optional(),
+        maxFloat: z.number().min(0).max(1).optional(),
+      }),
+      ctx.body,
+    );
+    return ok(
+      control.createWebsiteBuyOrder({
+        platformId: b.platformId,
+        marketHashName: b.marketHashName,
+        maxPrice: b.maxPrice,
+        ...(b.quantity === undefined ? {} : { quantity: b.quantity }),
+        ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
+      }),
+    );
   });
   r.add("POST", "/listings", false, (ctx) => {
     const b = parseBody(

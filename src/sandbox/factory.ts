@@ -49,7 +49,14 @@ export function makeUser(
     watchlist: new Map(),
   };
   store.addUser(u);
-  if (input.balance > 0) store.post(u.platformId, "deposit", input.balance, 0, { payment_method: "sandbox" });
+  // Detail fields as the live ledger sends them: money-like values as numeric strings.
+  if (input.balance > 0) {
+    store.post(u.platformId, "deposit", input.balance, 0, {
+      payment_method: "sandbox",
+      fee_amount: "0.00",
+      fee: "0",
+    });
+  }
   return u;
 }
 

@@ -42,6 +42,11 @@ export function validateNewListing(seller: UserRec, input: NewListing): void {
     const start = input.reservePrice ?? input.price;
     if (start === undefined) throw badRequest("reserve_price is required for an auction");
     if (start < MIN_PRICE) throw badRequest(`reserve_price must be at least ${MIN_PRICE} cents`);
+    // Live, auctions need duration_days (the service's own docs, api-notes); the control
+    // surface may give a duration in ms instead.
+    if (input.durationMs === undefined && input.durationDays === undefined) {
+      throw badRequest(`duration_days is required for auctions: one of ${AUCTION_DAYS.join(", ")}`);
+    }
     if (
       input.durationMs === undefined &&
       input.durationDays !== undefined &&
@@ -199,8 +204,17 @@ export function completeSale(
   at: number,
 ): TradeRec {
   const details = { contract_id: l.id, listing_id: l.id };
-  store.post(buyerId, "contract_purchased", -price, 0, details, at);
-  store.post(l.sellerId, "contract_sold", 0, price, details, at);
+  const purchase = store.post(buyerId, "contract_purchased", -price, 0, details, at);
+  // Live, money-like detail fields arrive as numeric strings (a Go client decodes fee_amount, fee
+  // and float_fee as strings); the sandbox charges no fee, but says so the same way.
+  store.post(
+    l.sellerId,
+    "contract_sold",
+    0,
+    price,
+    { ...details, fee_amount: "0.00", fee: "0", float_fee: "0", original_tx: Number(purchase.id) },
+    at,
+  );
   l.price = price;
   l.buyerId = buyerId;
   endListing(store, l, "sold", at);
@@ -220,9 +234,11 @@ export function buyListings(
     const l = store.listings.get(id);
     if (!l) throw badRequest(`listing ${id} does not exist`, ErrorCode.notFound);
     if (l.state !== "listed") {
-      throw badRequest(
+      // Live: a stale or sold listing answers 422 with code 6 (a Go client's error constants).
+      throw new SandboxError(
+        422,
+        ErrorCode.stalePrice,
         `listing ${id} is no longer available (${l.state}); nothing was bought`,
-        ErrorCode.unavailable,
       );
     }
     if (l.type !== "buy_now") throw badRequest(`listing ${id} is an auction; bid on it instead`);
@@ -232,9 +248,11 @@ export function buyListings(
   });
   const current = listings.reduce((sum, l) => sum + l.price, 0);
   if (current !== totalPrice) {
-    throw badRequest(
+    // Live: code 15, the price changed, answered 422.
+    throw new SandboxError(
+      422,
+      ErrorCode.priceChanged,
       `total_price ${totalPrice} does not match the current total ${current}; a price changed, nothing was bought`,
-      ErrorCode.stalePrice,
     );
   }
   if (buyer.balance < current) throw badRequest("insufficient balance", ErrorCode.insufficientBalance);
@@ -300,7 +318,11 @@ export function placeBid(
       releaseHold(store, bidder.platformId, -delta, l, at, "ceiling lowered");
     }
     leader.ceiling = maxPrice;
-    return top;
+    // Live, posting again creates a new bid record with a new id (api-notes); the standing
+    // price does not move.
+    const again = newBid(store, l, bidder.platformId, l.price, at);
+    top.state = "replaced";
+    return again;
   }
 
   const floor = minNextBid(a, l.price);

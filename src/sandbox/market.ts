@@ -129,14 +129,14 @@ export function parseStickerSelectors(raw: string): StickerSelector[] {
     if (!r.success) throw badRequest('stickers: expected [{"i": id, "s": slot}]');
     return r.data.map((x) => ({ id: x.i, slot: x.s }));
   }
-  return text
-    .split(",")
-    .filter((part) => part.trim() !== "")
-    .map((part) => {
-      const m = /^\s*(\d+)(?:\|(\d+))?\s*$/.exec(part);
-      if (!m) throw badRequest(`stickers: "${part}" is not of the form stickerId|slot`);
-      return { id: Number(m[1]), slot: m[2] === undefined ? undefined : Number(m[2]) };
-    });
+  // The spec's `id|slot` form is silently ignored live (two clients, one tested live): checked
+  // for shape, then no filter at all, so a client sending it sees what live users see.
+  for (const part of text.split(",").filter((p) => p.trim() !== "")) {
+    if (!/^\s*(\d+)(?:\|(\d+))?\s*$/.test(part)) {
+      throw badRequest(`stickers: "${part}" is not of the form stickerId|slot`);
+    }
+  }
+  return [];
 }
 
 function matcher(store: Store, q: ListingQuery): (l: ListingRec) => boolean {
@@ -161,7 +161,7 @@ function matcher(store: Store, q: ListingQuery): (l: ListingRec) => boolean {
     if (q.rarity !== undefined && it.rarity !== q.rarity) return false;
     if (q.minFloat !== undefined && it.floatValue < q.minFloat) return false;
     if (q.maxFloat !== undefined && it.floatValue > q.maxFloat) return false;
-    if (q.userId !== undefined && l.sellerId !== q.userId) return false;
+    // The user_id filter is silently ignored live (one live-tested client): no filter here either.
     if (q.collection !== undefined && it.collection !== q.collection) return false;
     if (q.marketHashName !== undefined && it.marketHashName !== q.marketHashName) return false;
     if (q.minPrice !== undefined && l.price < q.minPrice) return false;
@@ -312,11 +312,30 @@ export function historyGraph(store: Store, name: string, paintIndex: number | un
 }
 
 /** Recent completed sales, most recent first. */
-export function historySales(store: Store, name: string, paintIndex: number | undefined): ListingJson[] {
+/**
+ * Past sales as public clients model them from the live service: `{ price, sold_at, item,
+ * reference }` only, not whole listings (no id, type or state).
+ */
+export function historySales(store: Store, name: string, paintIndex: number | undefined): SaleJson[] {
   return salesOf(store, name, paintIndex)
     .slice(-40)
     .reverse()
-    .map((l) => listingJson(store, l));
+    .map((l) => {
+      const full = listingJson(store, l);
+      return {
+        price: full.price,
+        sold_at: full.sold_at ?? full.created_at,
+        item: full.item,
+        ...(full.reference === undefined ? {} : { reference: full.reference }),
+      };
+    });
+}
+
+export interface SaleJson {
+  price: number;
+  sold_at: string;
+  item: ListingJson["item"];
+  reference?: ListingJson["reference"];
 }
 
 export function watchlist(

@@ -185,18 +185,21 @@ export interface OfferJson {
 export interface BuyOrderJson {
   id: string;
   created_at: string;
-  market_hash_name: string;
+  /** Absent on advanced orders made on the website, which carry `expression` instead. */
+  market_hash_name?: string;
+  expression?: string;
   price: number;
   qty: number;
   bought_item_count: number;
-  hybrid_properties: HybridRec;
+  hybrid_properties?: HybridRec;
 }
 
 export interface BuyOrderAggregateJson {
-  market_hash_name: string;
+  market_hash_name?: string;
+  expression?: string;
   price: number;
   qty: number;
-  hybrid_properties: HybridRec;
+  hybrid_properties?: HybridRec;
 }
 
 export interface TransactionJson {
@@ -257,6 +260,21 @@ function topBuyOrder(store: Store, name: string): { max_price: number; quantity:
     else if (o.price === best.max_price) best.quantity += left;
   }
   return best;
+}
+
+/**
+ * The answer to placing a bid, as the live service sends it: `{ id, created_at, max_price,
+ * contract_id }`, with no price and no state (a live-tested SDK and a typed client agree).
+ */
+export function bidReceiptJson(b: BidRec, maxPrice: number): BidReceiptJson {
+  return { id: b.id, created_at: iso(b.createdAt), max_price: maxPrice, contract_id: b.listingId };
+}
+
+export interface BidReceiptJson {
+  id: string;
+  created_at: string;
+  max_price: number;
+  contract_id: string;
 }
 
 export function bidJson(store: Store, b: BidRec): BidJson {
@@ -356,7 +374,7 @@ export function listingJson(store: Store, l: ListingRec, viewerId?: string): Lis
   if (ref) out.reference = ref;
   const a = l.auction;
   if (a) {
-    const top = a.bids.find((b) => b.state !== "outbid");
+    const top = a.bids.find((b) => b.state !== "outbid" && b.state !== "replaced");
     out.auction_details = {
       expires_at: iso(a.expiresAt),
       reserve_price: a.reservePrice,
@@ -364,7 +382,32 @@ export function listingJson(store: Store, l: ListingRec, viewerId?: string): Lis
       ...(top ? { top_bid: bidJson(store, top) } : {}),
     };
   }
-  return out;
+  return l.quirk === undefined ? out : withQuirk(out, l.quirk);
+}
+
+/**
+ * The shapes clients report from the live service (api-notes, "Tolerance in general"): an
+ * `odd` listing has `sticker_index` as a string, nulls inside `blue_gem` and `fade` and a sticker
+ * without `wear`; an `unreadable` one has a price no client could read.
+ */
+function withQuirk(listing: ListingJson, quirk: "odd" | "unreadable"): ListingJson {
+  const json = structuredClone(listing) as unknown as Record<string, unknown> & {
+    item: Record<string, unknown>;
+  };
+  if (quirk === "unreadable") {
+    json["price"] = "abc";
+    return json as unknown as ListingJson;
+  }
+  const item = json.item;
+  item["sticker_index"] = String(item["sticker_index"] ?? 0);
+  item["blue_gem"] = { playside_blue: 12.5, playside_gold: null, backside_blue: 30.25, backside_gold: null };
+  item["fade"] = { percentage: null, rank: null, seed: item["paint_seed"] ?? 0, type: null };
+  const stickers = Array.isArray(item["stickers"]) ? (item["stickers"] as Record<string, unknown>[]) : [];
+  item["stickers"] =
+    stickers.length > 0
+      ? stickers.map(({ wear: _wear, ...rest }) => rest)
+      : [{ stickerId: 4_021, slot: 0, name: "Sandbox Crest", icon_url: "https://icons.invalid/4021.png" }];
+  return json as unknown as ListingJson;
 }
 
 /** The trade link the seller sends the item to: the buyer's, carrying the secret token. */
@@ -435,6 +478,17 @@ export function offerJson(store: Store, o: OfferRec, viewerId?: string): OfferJs
 }
 
 export function buyOrderJson(o: BuyOrderRec): BuyOrderJson {
+  if (o.expression !== undefined) {
+    // As live: the expression, no item name, no constraints.
+    return {
+      id: o.id,
+      created_at: iso(o.createdAt),
+      expression: o.expression,
+      price: o.price,
+      qty: o.qty,
+      bought_item_count: o.bought,
+    };
+  }
   return {
     id: o.id,
     created_at: iso(o.createdAt),

@@ -55,6 +55,7 @@ import {
 import { counterOffer, createOffer, offersTimeline } from "./offers.ts";
 import {
   bidJson,
+  bidReceiptJson,
   buyOrderJson,
   listingJson,
   offerJson,
@@ -318,7 +319,8 @@ export function buildApiRouter(store: Store): Router<UserRec> {
   r.add("POST", "/listings/{listing_id}/bid", true, (ctx) => {
     const u = need(ctx);
     const body = parseBody(z.object({ max_price: MoneyField }), ctx.body);
-    return ok(bidJson(store, placeBid(store, u, ctx.params["listing_id"] as string, body.max_price, now())));
+    const bid = placeBid(store, u, ctx.params["listing_id"] as string, body.max_price, now());
+    return ok(bidReceiptJson(bid, body.max_price));
   });
 
   r.add("GET", "/listings/{listing_id}/buy-orders", false, (ctx) => {
@@ -512,11 +514,16 @@ export function buildApiRouter(store: Store): Router<UserRec> {
     const u = need(ctx);
     const body = parseBody(TradeIds, ctx.body);
     const at = now();
+    const ids = [...new Set(body.trade_ids)];
+    // Live, one unknown or wrong-state id fails the whole batch (api-notes): nothing changes.
+    const trades = ids.map((id) => store.trades.get(id));
+    if (trades.some((t) => !t || t.sellerId !== u.platformId || t.state !== "queued")) {
+      throw badRequest("invalid trade ids specified");
+    }
     const out = [];
-    for (const id of new Set(body.trade_ids)) {
-      const t = store.trades.get(id);
-      if (!t || t.sellerId !== u.platformId) continue;
-      if (t.state === "queued") acceptTrade(store, t, at);
+    for (const t of trades) {
+      if (!t) continue;
+      acceptTrade(store, t, at);
       out.push(tradeJson(store, t, u.platformId));
     }
     return ok({ data: out });
@@ -526,12 +533,16 @@ export function buildApiRouter(store: Store): Router<UserRec> {
     const u = need(ctx);
     const body = parseBody(TradeIds, ctx.body);
     const at = now();
+    const ids = [...new Set(body.trade_ids)];
+    // Live, one unknown or wrong-state id fails the whole batch (api-notes): nothing changes.
+    const trades = ids.map((id) => store.trades.get(id));
+    const mine = (t: (typeof trades)[number]) =>
+      t !== undefined && (t.buyerId === u.platformId || t.sellerId === u.platformId) && isCancellable(t);
+    if (!trades.every(mine)) throw badRequest("invalid trade ids specified");
     const out = [];
-    for (const id of new Set(body.trade_ids)) {
-      const t = store.trades.get(id);
-      if (!t || (t.buyerId !== u.platformId && t.sellerId !== u.platformId)) continue;
-      if (isCancellable(t))
-        cancelTrade(store, t, at, t.buyerId === u.platformId ? "cancelled by buyer" : "cancelled by seller");
+    for (const t of trades) {
+      if (!t) continue;
+      cancelTrade(store, t, at, t.buyerId === u.platformId ? "cancelled by buyer" : "cancelled by seller");
       out.push(tradeJson(store, t, u.platformId));
     }
     return ok({ data: out });

@@ -6,7 +6,8 @@ import type { Rng } from "./rng.ts";
 export type ListingState = "listed" | "sold" | "delisted" | "refunded";
 export type TradeState = "queued" | "pending" | "verified" | "failed" | "cancelled";
 export type OfferState = "active" | "countered" | "accepted" | "declined" | "cancelled" | "expired";
-export type BidState = "active" | "outbid" | "won";
+/** replaced: the bidder posted again; live, every post makes a new bid record with a new id. */
+export type BidState = "active" | "outbid" | "won" | "replaced";
 export type TxType =
   | "deposit"
   | "withdrawal"
@@ -113,6 +114,12 @@ export interface AuctionRec {
 export interface ListingRec {
   id: string;
   seq: number;
+  /**
+   * How its JSON deviates, as the live service's sometimes does (control surface only): "odd"
+   * (field types that vary between clients' models, still readable) or "unreadable" (a price no
+   * client could read), so the bot's tests see one bad element in a page.
+   */
+  quirk?: "odd" | "unreadable" | undefined;
   createdAt: number;
   soldAt: number | undefined;
   type: "buy_now" | "auction";
@@ -198,6 +205,12 @@ export interface BuyOrderRec {
   bought: number;
   hybrid: HybridRec;
   createdAt: number;
+  /**
+   * Orders made on the website can be "advanced": a filter in the site's expression language, and
+   * no market_hash_name in what the API sends (api-notes). marketHashName still files the order
+   * for matching here.
+   */
+  expression?: string | undefined;
 }
 
 export interface TxRec {

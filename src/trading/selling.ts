@@ -45,7 +45,8 @@ export function toNewListing(input: ListItemInput): NewListing {
     if (input.reservePriceCents === undefined)
       throw invalidOption("reserve_price", "an auction needs a starting price");
     body.reserve_price = requireCents("reserve_price", input.reservePriceCents, MIN_LISTING_PRICE);
-    if (input.durationDays !== undefined) body.duration_days = requireDuration(input.durationDays);
+    // Always sent: the live service requires it for auctions; 7 days is the default users see.
+    body.duration_days = requireDuration(input.durationDays ?? DEFAULT_AUCTION_DAYS);
   }
   if (input.description !== undefined) {
     const description = input.description.trim();
@@ -63,6 +64,9 @@ export function toNewListing(input: ListItemInput): NewListing {
   if (input.private !== undefined) body.private = input.private;
   return body;
 }
+
+/** The auction length the /sell option's description promises when none is chosen. */
+export const DEFAULT_AUCTION_DAYS = 7;
 
 function requireDuration(days: number): AuctionDuration {
   const found = AUCTION_DURATIONS.find((d) => d === days);

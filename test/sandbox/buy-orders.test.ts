@@ -173,7 +173,10 @@ describe("buy orders", () => {
     expect(data.length).toBe(2);
     expect(data.every((d) => d.market_hash_name === NAME)).toBe(true);
     expect(
-      parse(Listing.array(), await t.api("GET", `/history/${encodeURIComponent(NAME)}/sales`)).length,
+      parse(
+        z.array(z.object({ price: z.number() })),
+        await t.api("GET", `/history/${encodeURIComponent(NAME)}/sales`),
+      ).length,
     ).toBeGreaterThan(0);
   });
 });

@@ -62,7 +62,9 @@ describe("POST /listings/buy", () => {
       key: t.bob,
       body: { contract_ids: [a.id, b.id], total_price: 3000 },
     });
-    expect(res.status).toBe(400);
+    // Live: 422 with code 15, the price changed.
+    expect(res.status).toBe(422);
+    expect(parse(ErrorBodyStrict, res)).toMatchObject({ code: 15 });
     expect(parse(ErrorBodyStrict, res).message).toMatch(/total/);
     expect(parse(Listing, await t.api("GET", `/listings/${a.id}`)).state).toBe("listed");
   });
@@ -76,7 +78,9 @@ describe("POST /listings/buy", () => {
       key: t.bob,
       body: { contract_ids: [a.id, b.id], total_price: 2000 },
     });
-    expect(res.status).toBe(400);
+    // Live: 422 with code 6, stale or sold.
+    expect(res.status).toBe(422);
+    expect(parse(ErrorBodyStrict, res)).toMatchObject({ code: 6 });
     expect(parse(ErrorBodyStrict, res).message).toMatch(/no longer available/);
     expect(parse(Listing, await t.api("GET", `/listings/${a.id}`)).state).toBe("listed");
     expect(t.sb.control.balance(t.bobId).balance).toBe(before);
@@ -123,29 +127,47 @@ describe("auctions and proxy bidding", () => {
   const bid = (key: string, id: string, max: number) =>
     t.api("POST", `/listings/${id}/bid`, { key, body: { max_price: max } });
 
-  it("opens at the reserve and raises the standing price only as far as the runner-up requires", async () => {
+  it("opens at the reserve and raises the standing price only as far as the runner-up requires; each bid is answered with a receipt as live", async () => {
     const l = auction(1000);
     expect(l.auction_details?.min_next_bid).toBe(1000);
-    const first = parse(Bid, await bid(t.alice, l.id, 5000));
-    expect(first).toMatchObject({ price: 1000, state: "active", contract_id: l.id });
+    const first = await bid(t.alice, l.id, 5000);
+    // Live reply: { id, created_at, max_price, contract_id }: no price, no state.
+    expect(first.json).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      created_at: expect.any(String),
+      max_price: 5000,
+      contract_id: l.id,
+    });
     let now = await read(l.id);
     expect(now.price).toBe(1000);
     expect(now.auction_details?.min_next_bid).toBe(1050);
     expect(now.auction_details?.top_bid?.price).toBe(1000);
+    const aliceBidder = now.auction_details?.top_bid?.obfuscated_buyer_id;
 
     // bob's 2000 is below alice's ceiling: alice stays on top at 2000 + one increment.
-    const second = parse(Bid, await bid(t.bob, l.id, 2000));
-    expect(second.state).toBe("outbid");
+    await bid(t.bob, l.id, 2000);
     now = await read(l.id);
     expect(now.price).toBe(2050);
-    expect(now.auction_details?.top_bid?.obfuscated_buyer_id).toBe(first.obfuscated_buyer_id);
+    expect(now.auction_details?.top_bid?.obfuscated_buyer_id).toBe(aliceBidder);
 
     // bob goes over alice's ceiling: he leads at her ceiling plus one increment, not at his own.
-    const third = parse(Bid, await bid(t.bob, l.id, 8000));
-    expect(third).toMatchObject({ state: "active", price: 5050 });
+    await bid(t.bob, l.id, 8000);
     now = await read(l.id);
     expect(now.price).toBe(5050);
+    expect(now.auction_details?.top_bid?.obfuscated_buyer_id).not.toBe(aliceBidder);
     expect(now.auction_details?.min_next_bid).toBe(5100);
+  });
+
+  it("gives a leader's re-bid a new bid id, as live, without moving the standing price", async () => {
+    const l = auction(1000);
+    const first = (await bid(t.alice, l.id, 3000)).json as { id: string };
+    const again = (await bid(t.alice, l.id, 4000)).json as { id: string; max_price: number };
+
+    expect(again.id).not.toBe(first.id);
+    expect(again.max_price).toBe(4000);
+    const now = await read(l.id);
+    expect(now.price).toBe(1000);
+    expect(now.auction_details?.top_bid?.id).toBe(again.id);
   });
 
   it("caps the standing price at the leader's ceiling when the runner-up is within an increment", async () => {

@@ -40,9 +40,10 @@ describe("trades", () => {
       await t.api("GET", "/me/transactions?type=trade_verified", { key: t.bob }),
     ).transactions;
     expect(txs[0]?.details?.trade_id).toBe(sale.id);
+    // A verified trade cannot be cancelled: live, the whole batch is refused.
     expect(
       (await t.api("POST", "/trades/bulk/cancel", { key: t.bob, body: { trade_ids: [sale.id] } })).status,
-    ).toBe(200);
+    ).toBe(400);
     expect((await getTrade(sale.id)).state).toBe("verified");
   });
 
@@ -96,7 +97,7 @@ describe("trades", () => {
     );
   });
 
-  it("bulk-cancels each trade on its own: cancellable ones cancel, the others stay as they were", async () => {
+  it("fails a whole bulk batch when one id is unknown, foreign or in the wrong state, as live; a clean batch goes through", async () => {
     const done = saleForBob();
     await t.api("POST", `/trades/${done.id}/accept`, { key: t.bob });
     t.sb.control.advanceClock(HOUR + 1);
@@ -105,16 +106,36 @@ describe("trades", () => {
     const pending = saleForBob();
     await t.api("POST", `/trades/${pending.id}/accept`, { key: t.bob });
     const foreign = t.sb.control.createSaleForSeller(t.sb.users[2]?.platformId ?? "");
+
+    for (const bad of [done.id, foreign.id, "1"]) {
+      const res = await t.api("POST", "/trades/bulk/cancel", {
+        key: t.bob,
+        body: { trade_ids: [queued.id, pending.id, bad] },
+      });
+      expect(res.status).toBe(400);
+      expect(parse(ErrorBodyStrict, res).message).toBe("invalid trade ids specified");
+    }
+    // Nothing in a refused batch changed.
+    expect((await getTrade(queued.id)).state).toBe("queued");
+    expect((await getTrade(pending.id)).state).toBe("pending");
+    expect(parse(Trade, await t.api("GET", `/trades/${foreign.id}`, { key: t.carol })).state).toBe("queued");
+
+    const accept = await t.api("POST", "/trades/bulk/accept", {
+      key: t.bob,
+      body: { trade_ids: [queued.id, pending.id] },
+    });
+    expect(accept.status).toBe(400);
+    expect((await getTrade(queued.id)).state).toBe("queued");
+
     const res = parse(
       Data,
       await t.api("POST", "/trades/bulk/cancel", {
         key: t.bob,
-        body: { trade_ids: [queued.id, done.id, pending.id, foreign.id, "1"] },
+        body: { trade_ids: [queued.id, pending.id] },
       }),
     );
     const states = Object.fromEntries(res.data.map((x) => [x.id, x.state]));
-    expect(states).toEqual({ [queued.id]: "cancelled", [done.id]: "verified", [pending.id]: "cancelled" });
-    expect(parse(Trade, await t.api("GET", `/trades/${foreign.id}`, { key: t.carol })).state).toBe("queued");
+    expect(states).toEqual({ [queued.id]: "cancelled", [pending.id]: "cancelled" });
     expect((await t.api("POST", "/trades/bulk/cancel", { key: t.bob, body: { trade_ids: [] } })).status).toBe(
       400,
     );
