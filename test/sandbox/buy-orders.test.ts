@@ -1,7 +1,7 @@
 // Buy orders: create, absolute PATCH, delete, listing aggregates with ETag/304, item lookup, fills.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BuyOrder, BuyOrderAggregate, Listing, Trade } from "../../src/market/schemas.ts";
+import { BuyOrder, BuyOrderAggregate, Trade } from "../../src/market/schemas.ts";
 import { ErrorBodyStrict, parse, useSandbox } from "./helpers.ts";
 
 const NAME = "Talon Sniper | Violet Drift (Lightly Used)";
