@@ -18,11 +18,12 @@ export const StickerSelector = z.object({
 export type StickerSelector = z.input<typeof StickerSelector>;
 
 /**
- * The single place that encodes the stickers filter: the spec's `id|slot`, comma-separated.
- * (A JSON form reportedly works live where this one is ignored; switching means editing here only.)
+ * The single place that encodes the stickers filter. The spec documents `id|slot`, but the live
+ * service ignores that form (two clients, one tested live) and honours the JSON form
+ * `[{"i":id,"s":slot}]`, slot left out when not pinned (api-notes, "Listings").
  */
 export function encodeStickerSelectors(selectors: readonly StickerSelector[]): string {
-  return selectors.map((s) => (s.slot === undefined ? `${s.id}` : `${s.id}|${s.slot}`)).join(",");
+  return JSON.stringify(selectors.map((s) => (s.slot === undefined ? { i: s.id } : { i: s.id, s: s.slot })));
 }
 
 export const SearchListingsQuery = z.object({

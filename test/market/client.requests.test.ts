@@ -80,7 +80,7 @@ describe("addresses", () => {
     );
   });
 
-  it("GIVEN sticker selectors WHEN searching THEN they are sent as comma-separated id|slot", async () => {
+  it("GIVEN sticker selectors WHEN searching THEN they are sent in the JSON form the live service honours", async () => {
     server.on("GET", "/listings", { json: { data: [], cursor: "" } });
 
     await client.forKey(KEY).searchListings({
@@ -91,11 +91,11 @@ describe("addresses", () => {
     });
 
     const query = server.requests[0]?.query;
-    expect(query?.get("stickers")).toBe("12|0,34");
+    expect(query?.get("stickers")).toBe('[{"i":12,"s":0},{"i":34}]');
     expect(query?.get("sort_by")).toBe("lowest_price");
     expect(query?.get("max_price")).toBe("5000");
     expect(query?.get("category")).toBe("2");
-    expect(encodeStickerSelectors([{ id: 5 }])).toBe("5");
+    expect(encodeStickerSelectors([{ id: 5 }])).toBe('[{"i":5}]');
   });
 
   it("GIVEN several states WHEN reading trades and the offers timeline THEN trades join them and offers repeat them", async () => {
