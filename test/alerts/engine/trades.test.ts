@@ -128,6 +128,28 @@ describe("trade poller", () => {
     ).toBe(1);
   });
 
+  it("GIVEN an order made on the website (an expression, no item name) WHEN items are bought for it THEN the DM names the expression", async () => {
+    const order = w.sandbox.control.createWebsiteBuyOrder({
+      platformId: aliceDemo.platformId,
+      marketHashName: uniqueItemName("website order"),
+      maxPrice: 1_500,
+      quantity: 4,
+      maxFloat: 0.07,
+    });
+    await engine.runTradesOnce(); // first sight: baseline, no alert
+
+    w.sandbox.control.fillBuyOrder(order.id, 1);
+    await engine.runTradesOnce();
+    await engine.runDeliveryOnce();
+
+    const dms = w.double.dmsTo(alice.id).filter((m) => textOf(m).includes(`Buy order ${order.id}`));
+    expect(dms).toHaveLength(1);
+    const text = textOf(dms[0] as (typeof dms)[0]);
+    expect(text).toContain("Buy order filled: Advanced order (made on the website)");
+    expect(text).toContain(`Expression: \`${order.expression}\``);
+    expect(text).toContain("1 of 4");
+  });
+
   it("GIVEN a key the marketplace revokes WHEN polled THEN the account is marked revoked, polls stop and one DM says so", async () => {
     w.sandbox.control.revokeKey(bobDemo.apiKey);
     const before = w.sandbox.control.stats().total;
