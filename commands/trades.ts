@@ -8,17 +8,16 @@ import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import {
-  button,
   canCancel,
   roleIn,
-  row,
   tradeButtons,
   tradeEmbed,
   tradeOutcomesEmbed,
   tradesPageMessage,
   tradeStateText,
   type TradeRole,
-} from "../src/discord/render/trading.ts";
+} from "../src/discord/render/trades.ts";
+import { button, row } from "../src/discord/render/trading.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption, UserFacingError } from "../src/errors.ts";
