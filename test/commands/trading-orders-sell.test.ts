@@ -4,6 +4,7 @@ import type { Bot, BotUser } from "../support/harness.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import {
   answer,
+  buttonId,
   hits,
   isEphemeral,
   textOf,
@@ -39,7 +40,7 @@ const ITEM = "Rifle | Tidewater (Field Worn)";
 
 describe("/buyorder", () => {
   it("GIVEN an order with a float range WHEN only its price is edited, then some constraints cleared THEN every other constraint stays", async () => {
-    const created = await answer(
+    const confirmation = await answer(
       bot.double.slash(alice, "buyorder create", {
         item: ITEM,
         max_price: "12.50",
@@ -50,7 +51,11 @@ describe("/buyorder", () => {
         stickers: "1101",
       }),
     );
-    expect(isEphemeral(created)).toBe(true);
+    expect(isEphemeral(confirmation)).toBe(true);
+    expect(textOf(confirmation)).toContain("$37.50");
+    const created = await answer(
+      bot.double.button(alice, buttonId(confirmation, "Place order"), confirmation),
+    );
     expect(textOf(created)).toContain("Buy order created");
     const orderId = footerId(created, "Buy order");
     const initial = await sandboxOrder(orderId);
@@ -61,9 +66,10 @@ describe("/buyorder", () => {
       paint_seeds: [661, 670],
     });
 
-    const edited = await answer(
-      bot.double.slash(alice, "buyorder edit", { order: orderId, max_price: "15" }),
-    );
+    // A higher price raises what the order can spend, so it is confirmed first.
+    const raise = await answer(bot.double.slash(alice, "buyorder edit", { order: orderId, max_price: "15" }));
+    expect(textOf(raise)).toContain("$45.00");
+    const edited = await answer(bot.double.button(alice, buttonId(raise, "Save changes"), raise));
     expect(textOf(edited)).toContain("Buy order updated");
     expect(textOf(edited)).toContain("float 0.15–0.2");
     const afterEdit = await sandboxOrder(orderId);
