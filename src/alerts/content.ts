@@ -9,9 +9,15 @@ export const dedupeKey = {
   listing: (ruleId: number | string, listingId: string) => `listing:${ruleId}:${listingId}`,
   outbid: (userId: number, listingId: string, topBid: string) => `outbid:${userId}:${listingId}:${topBid}`,
   auctionEnded: (userId: number, listingId: string) => `auction:${userId}:${listingId}`,
-  trade: (userId: number, tradeId: string, state: string) => `trade:${userId}:${tradeId}:${state}`,
-  tradeReminder: (userId: number, tradeId: string, state: string, step: number) =>
-    `trade_reminder:${userId}:${tradeId}:${state}:${step}`,
+  /**
+   * The nth time a trade reaches `state` (a trade can come back to an earlier state): the first
+   * keeps the plain key, later ones add their number.
+   */
+  trade: (userId: number, tradeId: string, state: string, nth = 1) =>
+    `trade:${userId}:${tradeId}:${state}${nth > 1 ? `:${nth}` : ""}`,
+  /** Per deadline: a trade back in a state with a new deadline is reminded again. */
+  tradeReminder: (userId: number, tradeId: string, state: string, step: number, deadline: Date) =>
+    `trade_reminder:${userId}:${tradeId}:${state}:${step}:${Math.floor(deadline.getTime() / 1000)}`,
   buyOrderFill: (userId: number, orderId: string, boughtCount: number) =>
     `buyorder:${userId}:${orderId}:${boughtCount}`,
   keyRevoked: (userId: number, n: number | string) => `key_revoked:${userId}:${n}`,

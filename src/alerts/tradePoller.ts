@@ -95,6 +95,22 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     return previous !== state;
   }
 
+  /** Which arrival at `state` this is for the trade: 1 + the arrivals already alerted. */
+  async function arrivalAt(userId: number, tradeId: string, state: string): Promise<number> {
+    const base = dedupeKey.trade(userId, tradeId, state);
+    const rows = await opts.prisma.alertLog.findMany({
+      where: { userId, kind: "trade", subjectId: tradeId, dedupeKey: { startsWith: base } },
+      select: { dedupeKey: true },
+    });
+    let last = 0;
+    for (const { dedupeKey: key } of rows) {
+      if (key === base) last = Math.max(last, 1);
+      const n = /^:(\d+)$/.exec(key.slice(base.length))?.[1];
+      if (n !== undefined) last = Math.max(last, Number(n));
+    }
+    return last + 1;
+  }
+
   async function pollTrades(api: MarketApi, user: User): Promise<number> {
     const open = await openTrades(api, user);
     const tracked = await listOpenTrades(opts.prisma, { userId: user.id });
@@ -123,12 +139,16 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
       if (previous === trade.state && known !== undefined) continue;
       const alerts: NewAlert[] = [];
       if (user.alertTrade && shouldAlert(role, trade.state, previous)) {
+        // A trade can come back to a state it was in (pending, then queued again): each arrival
+        // is news with its own number. The state is stored with the alert, so a restart re-reads
+        // nothing new and writes nothing twice.
+        const nth = await arrivalAt(user.id, trade.id, trade.state);
         alerts.push({
           userId: user.id,
           kind: "trade",
           subjectId: trade.id,
-          version: trade.state,
-          dedupeKey: dedupeKey.trade(user.id, trade.id, trade.state),
+          version: nth > 1 ? `${trade.state}:${nth}` : trade.state,
+          dedupeKey: dedupeKey.trade(user.id, trade.id, trade.state, nth),
           destination: "dm",
           alert: tradeAlertOf(trade, role, { previousState: previous }),
         });
@@ -262,7 +282,7 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
             kind: "trade_reminder",
             subjectId: t.tradeId,
             version: `${t.lastKnownState}:${step}`,
-            dedupeKey: dedupeKey.tradeReminder(t.userId, t.tradeId, t.lastKnownState, step),
+            dedupeKey: dedupeKey.tradeReminder(t.userId, t.tradeId, t.lastKnownState, step, expiresAt),
             destination: "dm",
             alert: {
               kind: "trade",
