@@ -139,10 +139,14 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
   itemNames(ctx.deps).remember(page.listings.map((l) => l.itemName));
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const sort = ref.query.sortBy ?? "best_deal";
+  const sellerNote =
+    page.sellerFilter === undefined
+      ? ""
+      : `\nOnly seller \`${page.sellerFilter.sellerId}\`'s listings among the ${page.sellerFilter.scanned} on this page: the marketplace does not filter by seller, so other pages may hold more. /stall shows a seller's whole public stall.`;
   return listingPageMessage({
     title: "Search results",
     tone: "info",
-    header: filtersSummary(ref.query),
+    header: filtersSummary(ref.query) + sellerNote,
     listings: page.listings,
     page: ref.page,
     empty:
@@ -218,7 +222,12 @@ const definition = {
       type: S,
       max_length: 200,
     },
-    { name: "seller", description: "Seller's platform id (a number)", type: S, max_length: 24 },
+    {
+      name: "seller",
+      description: "Keep one seller's listings (platform id) from each page; /stall shows a whole stall",
+      type: S,
+      max_length: 24,
+    },
     { name: "collection", description: "Collection name", type: S, max_length: 200 },
     {
       name: "min_ref_qty",

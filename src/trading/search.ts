@@ -30,7 +30,10 @@ export interface SearchFilters {
   paintIndex?: number | undefined;
   paintSeed?: number | undefined;
   rarity?: number | undefined;
-  /** Seller platform id. */
+  /**
+   * Seller platform id. The live service ignores its user_id filter, so this is applied here,
+   * to the page the marketplace returned: never presented as the seller's whole stall.
+   */
   sellerId?: string | undefined;
   stickers?: readonly StickerSelector[] | undefined;
   /** Minimum number of sales behind the reference price (filters out thinly traded items). */
@@ -46,6 +49,8 @@ export interface SearchInput extends SearchFilters {
 export interface SearchPage {
   listings: ListingSummary[];
   cursor: string | undefined;
+  /** Set when a seller was asked for: how many listings the page had before keeping theirs. */
+  sellerFilter?: { sellerId: string; scanned: number } | undefined;
 }
 
 const DEFAULT_LIMIT = 10;
@@ -87,7 +92,8 @@ export function toListingsQuery(input: SearchInput): SearchListingsQuery {
     q.paint_index = requireInt("paint_index", input.paintIndex, 0, 1_000_000);
   if (input.paintSeed !== undefined) q.paint_seed = requireInt("paint_seed", input.paintSeed, 0, 100_000);
   if (input.rarity !== undefined) q.rarity = requireInt("rarity", input.rarity, 0, 100);
-  if (input.sellerId !== undefined) q.user_id = requireId("seller", input.sellerId);
+  // No user_id: the live service silently ignores it (see searchListings).
+  if (input.sellerId !== undefined) requireId("seller", input.sellerId);
   if (input.minReferenceQuantity !== undefined) {
     q.min_ref_qty = requireInt("min_ref_qty", input.minReferenceQuantity, 0, 1_000_000);
   }
@@ -106,5 +112,15 @@ export function toListingsQuery(input: SearchInput): SearchListingsQuery {
 export async function searchListings(deps: MarketDeps, input: SearchInput = {}): Promise<SearchPage> {
   const query = toListingsQuery(input);
   const page = await deps.market.searchListings(query);
-  return { listings: page.data.map(toListingSummary), cursor: nextCursor(page.cursor, page.data.length) };
+  const cursor = nextCursor(page.cursor, page.data.length);
+  const seller = input.sellerId;
+  if (seller === undefined) return { listings: page.data.map(toListingSummary), cursor };
+  // The marketplace ignores user_id live: keep the seller's listings from what came back, and say
+  // so, rather than show everyone's listings as theirs.
+  const mine = page.data.filter((l) => l.seller?.platform_id === seller);
+  return {
+    listings: mine.map(toListingSummary),
+    cursor,
+    sellerFilter: { sellerId: seller, scanned: page.data.length },
+  };
 }

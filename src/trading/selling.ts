@@ -190,8 +190,9 @@ export interface MyListingsPage {
 }
 
 /**
- * The user's own active listings. Their stall is the natural view, but a private stall answers
- * 403 even to its owner's key on some service versions, so fall back to a seller search.
+ * The user's own active listings, from their stall. A private stall answers 403 even to its
+ * owner's key on some service versions, and searching by seller is no way round it (the live
+ * service ignores user_id), so the user is told how to see them instead.
  */
 export async function myListings(
   deps: MarketDeps,
@@ -210,17 +211,10 @@ export async function myListings(
     };
   } catch (error) {
     if (!isMarketError(error, "forbidden")) throw error;
+    throw new UserFacingError(
+      "forbidden",
+      "Your stall is private, and the marketplace shows a private stall to no one through its API (searching by seller is ignored). Make your stall public in your marketplace settings to list your listings here, or see them on the marketplace's website.",
+      { platformId },
+    );
   }
-  const page = await deps.market.searchListings({
-    user_id: platformId,
-    sort_by: "most_recent",
-    limit,
-    ...cursor,
-  });
-  return {
-    listings: page.data.map(toListingSummary),
-    cursor: nextCursor(page.cursor, page.data.length),
-    totalCount: undefined,
-    totalPriceCents: undefined,
-  };
 }

@@ -200,7 +200,8 @@ export function tradeOutcomesEmbed(
       const by = verb === "accepted" && deadline ? `; send the item by ${relativeTime(deadline)}` : "";
       return `✅ \`${o.tradeId}\`${name} ${verb}${by}`;
     }
-    return `❌ \`${o.tradeId}\`${name}: ${o.state ? tradeStateText(o.state) : "not changed"}`;
+    const why = o.error ?? (o.state ? tradeStateText(o.state) : "not changed");
+    return `❌ \`${o.tradeId}\`${name}: ${truncate(why, 200)}`;
   });
   return embed({
     tone: ok === outcomes.length ? "success" : ok === 0 ? "error" : "warning",
