@@ -61,12 +61,11 @@ export function routeHits(bot: Bot, route: string): number {
   return bot.sandbox.control.stats().routes[route]?.total ?? 0;
 }
 
-/** GET on the sandbox's marketplace API, as a client of the marketplace would. */
+/** GET on the sandbox's marketplace API, as a client would (the operator's key by default). */
 export async function marketGet<T>(bot: Bot, path: string, apiKey?: string): Promise<T> {
-  const res = await fetch(
-    `${bot.sandbox.baseUrl}${path}`,
-    apiKey ? { headers: { Authorization: apiKey } } : {},
-  );
+  const res = await fetch(`${bot.sandbox.baseUrl}${path}`, {
+    headers: { Authorization: apiKey ?? bot.sandbox.operatorKey },
+  });
   expect(res.status, `GET ${path}`).toBe(200);
   return (await res.json()) as T;
 }

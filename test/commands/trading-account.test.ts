@@ -34,7 +34,10 @@ describe("/account settings", () => {
     const text = textOf(shown);
     expect(text).toContain("Your settings");
     expect(text).toContain("Direct messages");
-    expect(text).toMatch(/Per-purchase cap\nnone/);
+    // New users start with caps, shown with what they have committed.
+    expect(text).toMatch(/Per-purchase cap\n\$100\.00/);
+    expect(text).toMatch(/Daily cap\n\$300\.00/);
+    expect(text).toMatch(/Committed now\n\$0\.00 \(\$300\.00 left today\)/);
     expect(text).toMatch(/Quiet hours\noff/);
   });
 

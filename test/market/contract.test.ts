@@ -18,7 +18,8 @@ let bob: DemoUser;
 /** Alice sells, Bob buys; each test makes the data it reads. */
 let asAlice: MarketApi;
 let asBob: MarketApi;
-let anonymous: MarketApi;
+/** Reads as the bot's operator does: the sandbox, like the live service, refuses keyless reads. */
+let operator: MarketApi;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0 });
@@ -30,7 +31,7 @@ beforeAll(async () => {
   bob = b;
   asAlice = client.forKey(alice.apiKey);
   asBob = client.forKey(bob.apiKey);
-  anonymous = client.forKey(undefined);
+  operator = client.forKey(sandbox.operatorKey);
 });
 
 afterAll(async () => {
@@ -100,7 +101,7 @@ describe("market data", () => {
   contract("getListing", "a listing reads back with its item", async () => {
     const made = sandbox.control.createListing({ price: 1_500, float_value: 0.25 });
 
-    const listing = await anonymous.getListing(made.id);
+    const listing = await operator.getListing(made.id);
 
     expect(listing).toMatchObject({ id: made.id, price: 1_500, state: "listed", type: "buy_now" });
     expect(listing.item.float_value).toBe(0.25);
@@ -110,7 +111,7 @@ describe("market data", () => {
     const auction = sandbox.control.createListing({ type: "auction", price: 1_000, reserve_price: 1_000 });
     sandbox.control.placeCompetingBid(auction.id, 1_200);
 
-    const bids = await anonymous.getListingBids(auction.id);
+    const bids = await operator.getListingBids(auction.id);
 
     expect(bids.length).toBeGreaterThanOrEqual(1);
     expect(bids[0]?.contract_id ?? auction.id).toBe(auction.id);
@@ -119,7 +120,7 @@ describe("market data", () => {
   contract("getSimilarListings", "answers comparable listings", async () => {
     const made = sandbox.control.createListing();
 
-    const similar = await anonymous.getSimilarListings(made.id);
+    const similar = await operator.getSimilarListings(made.id);
 
     expect(Array.isArray(similar)).toBe(true);
     expect(similar.every((l) => l.id !== made.id)).toBe(true);
@@ -129,7 +130,7 @@ describe("market data", () => {
     const made = sandbox.control.createListing();
     sandbox.control.sellToBuyer(made.id);
 
-    const points = await anonymous.getHistoryGraph(made.item.market_hash_name);
+    const points = await operator.getHistoryGraph(made.item.market_hash_name);
 
     expect(points.length).toBeGreaterThan(0);
     expect(points.every((p) => p.count > 0 && p.avg_price > 0)).toBe(true);
@@ -139,9 +140,10 @@ describe("market data", () => {
     const made = sandbox.control.createListing();
     sandbox.control.sellToBuyer(made.id);
 
-    const sales = await anonymous.getHistorySales(made.item.market_hash_name);
+    const sales = await operator.getHistorySales(made.item.market_hash_name);
 
-    expect(sales.map((l) => l.id)).toContain(made.id);
+    // Entries are { price, sold_at, item, reference } live: recognised by the item's asset.
+    expect(sales.map((s) => s.item?.asset_id)).toContain(made.item.asset_id);
   });
 
   contract("getStall", "a public stall lists the seller's listings with totals", async () => {
@@ -168,7 +170,7 @@ describe("selling", () => {
     const updated = await asAlice.updateListing(listing.id, { price: 1_999, description: "repriced" });
 
     expect(updated.price).toBe(1_999);
-    expect((await anonymous.getListing(listing.id)).price).toBe(1_999);
+    expect((await operator.getListing(listing.id)).price).toBe(1_999);
   });
 
   contract("deleteListing", "the listing is no longer listed", async () => {
@@ -176,7 +178,7 @@ describe("selling", () => {
 
     await asAlice.deleteListing(listing.id);
 
-    expect((await anonymous.getListing(listing.id)).state).toBe("delisted");
+    expect((await operator.getListing(listing.id)).state).toBe("delisted");
   });
 
   /** Two of Alice's assets, listed in one bulk call. */
@@ -208,7 +210,7 @@ describe("selling", () => {
 
     await asAlice.bulkDelist(listed.map((l) => l.id));
 
-    const states = await Promise.all(listed.map(async (l) => (await anonymous.getListing(l.id)).state));
+    const states = await Promise.all(listed.map(async (l) => (await operator.getListing(l.id)).state));
     expect(states).toEqual(["delisted", "delisted"]);
   });
 });
@@ -219,18 +221,21 @@ describe("buying", () => {
 
     const trades = await asBob.buyListings({ contract_ids: [made.id], total_price: 1_100 });
 
-    expect((await anonymous.getListing(made.id)).state).toBe("sold");
+    expect((await operator.getListing(made.id)).state).toBe("sold");
     expect(trades.map((tr) => tr.contract_id)).toEqual([made.id]);
   });
 
   contract("placeBid", "a bid with a ceiling is placed on an auction", async () => {
     const auction = sandbox.control.createListing({ type: "auction", price: 1_000, reserve_price: 1_000 });
 
-    const bid = await asBob.placeBid(auction.id, 1_500);
+    const receipt = await asBob.placeBid(auction.id, 1_500);
 
-    expect(bid.price).toBeGreaterThanOrEqual(1_000);
-    expect(bid.price).toBeLessThanOrEqual(1_500);
-    expect((await anonymous.getListingBids(auction.id)).map((b) => b.id)).toContain(bid.id);
+    // The live reply is a receipt: the ceiling, no price; the standing price is on the listing.
+    expect(receipt.max_price).toBe(1_500);
+    expect(receipt.price).toBeUndefined();
+    const bids = await operator.getListingBids(auction.id);
+    expect(bids.map((b) => b.id)).toContain(receipt.id);
+    expect(bids[0]?.price).toBe(1_000);
   });
 
   contract(
@@ -244,9 +249,9 @@ describe("buying", () => {
         quantity: 1,
       });
 
-      const first = await anonymous.getListingBuyOrders(made.id, { limit: 10 });
+      const first = await operator.getListingBuyOrders(made.id, { limit: 10 });
       const eventsBefore = t.events.length;
-      const second = await anonymous.getListingBuyOrders(made.id, { limit: 10 });
+      const second = await operator.getListingBuyOrders(made.id, { limit: 10 });
 
       expect(first.some((a) => a.price === 4_000 && a.market_hash_name === made.item.market_hash_name)).toBe(
         true,
@@ -265,7 +270,7 @@ describe("buying", () => {
     });
     const { inspect_link, gs_sig } = made.item;
 
-    const orders = await anonymous.getBuyOrdersForItem({
+    const orders = await operator.getBuyOrdersForItem({
       url: inspect_link,
       market_hash_name: made.item.market_hash_name,
       sig: gs_sig,
@@ -474,9 +479,13 @@ describe("account", () => {
 describe("pagination to the end", () => {
   it("GIVEN a seller with 7 listings WHEN iterating search and stall in pages of 3 THEN all 7 come once", async () => {
     const seller = sandbox.control.createUser({ name: "pager" });
-    const made = sandbox.control.createListings(7, { sellerPlatformId: seller.platformId }).map((l) => l.id);
+    const name = `Pager Blade | Seven Pages ${seller.platformId} (Pristine)`;
+    const made = sandbox.control
+      .createListings(7, { sellerPlatformId: seller.platformId, market_hash_name: name })
+      .map((l) => l.id);
 
-    const searched = await collect(asBob.iterateListings({ user_id: seller.platformId, limit: 3 }));
+    // By item name: the live service ignores user_id.
+    const searched = await collect(asBob.iterateListings({ market_hash_name: name, limit: 3 }));
     const stalled = await collect(asBob.iterateStall(seller.platformId, { limit: 3 }));
 
     expect(searched.map((l) => l.id).sort()).toEqual([...made].sort());
@@ -557,7 +566,7 @@ describe("error kinds", () => {
   });
 
   it("GIVEN an id nobody has WHEN reading the listing THEN not_found", async () => {
-    const error = await marketError(anonymous.getListing("123"));
+    const error = await marketError(operator.getListing("123"));
 
     expect(error.kind).toBe("not_found");
   });
@@ -579,7 +588,7 @@ describe("error kinds", () => {
 
     expect(error.kind).toBe("stale_purchase");
     expect(error.mayHaveSucceeded).toBe(false);
-    expect((await anonymous.getListing(listing.id)).state).toBe("listed");
+    expect((await operator.getListing(listing.id)).state).toBe("listed");
   });
 
   it("GIVEN a body the service refuses WHEN listing an asset we do not own THEN bad_request with its message", async () => {
@@ -601,7 +610,7 @@ describe("faults", () => {
       times: 1,
     });
 
-    const listing = await anonymous.getListing(made.id);
+    const listing = await operator.getListing(made.id);
 
     expect(listing.id).toBe(made.id);
   });
@@ -628,7 +637,7 @@ describe("faults", () => {
   it("GIVEN a malformed answer WHEN searching THEN invalid_response", async () => {
     sandbox.control.injectFault({ method: "GET", path: "/listings", kind: "malformed", times: 1 });
 
-    const error = await marketError(anonymous.searchListings({ limit: 1 }));
+    const error = await marketError(operator.searchListings({ limit: 1 }));
 
     expect(error.kind).toBe("invalid_response");
   });
@@ -644,7 +653,7 @@ describe("faults", () => {
     });
     const before = t.events.length;
 
-    await anonymous.getSimilarListings(made.id);
+    await operator.getSimilarListings(made.id);
 
     const statuses = t.events.slice(before).map((e) => e.status);
     expect(statuses).toEqual([429, 200]);

@@ -59,7 +59,7 @@ describe("GET /metrics", () => {
 
     const help = bot.double.slash(bot.users.alice, "help");
     await help.finalMessage();
-    await bot.app.market.forKey(undefined).getListing(listing.id);
+    await bot.app.market.forKey(bot.sandbox.operatorKey).getListing(listing.id);
 
     const after = await eventually(
       async () => {

@@ -114,9 +114,36 @@ describe("history", () => {
     expect(history.points.length).toBeGreaterThan(0);
     const days = history.points.map((p) => p.day);
     expect(days).toEqual([...days].sort());
-    expect(history.recentSales.map((s) => s.listingId)).toContain(l.id);
+    // Live sales entries carry no listing id: the sale is there by its price and float.
+    expect(history.recentSales.every((s) => s.listingId === undefined)).toBe(true);
+    expect(history.recentSales).toContainEqual(
+      expect.objectContaining({ priceCents: 700, floatValue: l.item.float_value }),
+    );
+    expect(history.salesUnavailable).toBe(false);
     const times = history.recentSales.map((s) => s.soldAt?.getTime() ?? 0);
     expect(times).toEqual([...times].sort((a, b) => b - a));
     for (const p of history.points) expect(Number.isInteger(p.avgPriceCents)).toBe(true);
+  });
+
+  it("GIVEN the sales read fails WHEN the history is read THEN the graph still comes and the sales are marked unavailable", async () => {
+    const user = await world.trader();
+    const l = world.sandbox.control.createListing({ price: 800 });
+    world.sandbox.control.sellToBuyer(l.id);
+    world.sandbox.control.injectFault({
+      method: "GET",
+      path: "/history/*/sales",
+      kind: "status",
+      status: 500,
+      times: 10,
+    });
+    try {
+      const history = await priceHistory(user.deps, { itemName: l.item.market_hash_name });
+
+      expect(history.points.length).toBeGreaterThan(0);
+      expect(history.recentSales).toEqual([]);
+      expect(history.salesUnavailable).toBe(true);
+    } finally {
+      world.sandbox.control.clearFaults();
+    }
   });
 });

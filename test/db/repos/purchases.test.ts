@@ -27,9 +27,10 @@ afterAll(async () => {
 });
 
 let seq = 0;
+/** A user with exactly these caps (a cap not named is none, not the new-user default). */
 async function userWithCaps(caps: { perPurchaseCapCents?: number | null; dailyCapCents?: number | null }) {
   const user = await ensureUser(db.prisma, `${500000000000000000n + BigInt(++seq)}`);
-  await updateSettings(db.prisma, user.id, caps);
+  await updateSettings(db.prisma, user.id, { perPurchaseCapCents: null, dailyCapCents: null, ...caps });
   return user;
 }
 const key = () => `confirm-${++seq}-${Math.random().toString(36).slice(2)}`;

@@ -52,8 +52,9 @@ describe("users repository", () => {
       defaultDestination: "dm",
       defaultGuildId: null,
       defaultChannelId: null,
-      perPurchaseCapCents: null,
-      dailyCapCents: null,
+      // New users start with caps: $100 a purchase, $300 a day.
+      perPurchaseCapCents: 10_000,
+      dailyCapCents: 30_000,
       alerts: { listing: true, outbid: true, trade: true, buyOrder: true },
       quietHours: null,
       timezone: "UTC",
