@@ -21,6 +21,8 @@ export const dedupeKey = {
   buyOrderFill: (userId: number, orderId: string, boughtCount: number) =>
     `buyorder:${userId}:${orderId}:${boughtCount}`,
   keyRevoked: (userId: number, n: number | string) => `key_revoked:${userId}:${n}`,
+  /** One notice per user and gap, the gap named by the listings either side of it. */
+  feedGap: (userId: number, afterId: string, beforeId: string) => `feed_gap:${userId}:${afterId}:${beforeId}`,
 };
 
 function isoOrUndefined(value: string | undefined): string | undefined {

@@ -12,14 +12,15 @@ import {
   type DeliveryResult,
   type DeliveryStats,
 } from "./delivery.ts";
-import { createFeedPoller, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
+import { queueGapNotices } from "./feedGap.ts";
+import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
 import { queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
 import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
-import { pollerMarkStore, type Db } from "./store.ts";
+import type { Db } from "./store.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
@@ -58,8 +59,8 @@ export interface AlertEngineDeps {
   /** Pollers' and quiet hours' clock (tests use the sandbox clock). */
   now?: () => Date;
   workerId?: string;
-  /** Feed tuning, mostly for tests and benchmarks. */
-  feed?: { maxPages?: number; minIntervalMs?: number };
+  /** Feed tuning, mostly for tests and benchmarks (see FeedPollerOptions). */
+  feed?: { maxPages?: number; minIntervalMs?: number; maxCatchUpMs?: number; startSkewMs?: number };
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
   /** Pause between reconciler passes (default one minute). */
@@ -203,10 +204,19 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     market: deps.market,
     apiKey: deps.config.MARKET_API_KEY,
     logger: deps.logger,
-    marks: pollerMarkStore(deps.prisma, "feed"),
+    state: feedStateStore(deps.prisma, "feed"),
     intervalMs: deps.config.POLL_INTERVAL_MS,
+    // Listings created after this alert on a first start, even when the market is empty then
+    // or the first reads fail. Read on the pollers' clock, which tests set to the sandbox's.
+    startedAt: now().getTime(),
     ...(deps.feed?.maxPages === undefined ? {} : { maxPages: deps.feed.maxPages }),
     ...(deps.feed?.minIntervalMs === undefined ? {} : { minIntervalMs: deps.feed.minIntervalMs }),
+    ...(deps.feed?.maxCatchUpMs === undefined ? {} : { maxCatchUpMs: deps.feed.maxCatchUpMs }),
+    ...(deps.feed?.startSkewMs === undefined ? {} : { startSkewMs: deps.feed.startSkewMs }),
+    onGap: async (gap) => {
+      const queued = await queueGapNotices({ prisma: deps.prisma, logger: deps.logger }, gap);
+      if (queued > 0) deliveryLoop.kick();
+    },
     handle: async (listings) => {
       const result = await queueListingAlerts(
         { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index },

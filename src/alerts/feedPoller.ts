@@ -1,20 +1,68 @@
 // The one feed for everyone: reads the newest listings, pages back to the persisted mark, hands each new listing on once.
+import { z } from "zod";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
-import type { Listing } from "../market/schemas.ts";
+import type { Listing, ListingPage } from "../market/schemas.ts";
 import { backoffDelayMs } from "../market/backoff.ts";
+import { beginHighWaterMark, getPollerState, saveHighWaterMark } from "../db/repos/pollerState.ts";
+import type { Db } from "../db/types.ts";
 
-/** The newest listing already handed on; everything at or before it is old news. */
+/**
+ * Where the feed stands: everything at or before it was handed on (or told as a gap). Usually a
+ * listing; `listingId` NO_LISTING makes it a point in time instead (the bot's start, or the
+ * beginning of time after a first read found the market empty).
+ */
 export interface FeedMark {
   listingId: string;
-  /** created_at of that listing (ISO), when the service gave one. */
+  /** created_at of that listing (ISO), when the service gave one; the instant of a time mark. */
   createdAt?: string | undefined;
 }
 
-export interface FeedMarkStore {
-  load(): Promise<FeedMark | undefined>;
-  save(mark: FeedMark): Promise<void>;
+/** The id of a mark that is a point in time rather than a listing. */
+export const NO_LISTING = "0";
+
+/**
+ * A walk back through a backlog that one cycle's budget could not finish, continued by the
+ * next cycles: listings from `top` down to `last` are handed on, the rest down to the mark are not
+ * read yet, and `cursor` is where the next page starts.
+ */
+export interface FeedWalk {
+  /** The newest listing of the walk: the mark once the walk meets the old one. */
+  top: FeedMark;
+  cursor: string;
+  /** The oldest listing handed on so far (absent while none was). */
+  last?: FeedMark | undefined;
+  /** When the walk began (epoch ms): one older than maxCatchUpMs is given up as a gap. */
+  startedAt: number;
+  pages: number;
+}
+
+export interface FeedState {
+  /** Undefined: the feed never ran on this database. */
+  mark: FeedMark | undefined;
+  /** The mark is the bot's start time: the first successful read replaces it with a listing. */
+  provisional: boolean;
+  walk: FeedWalk | undefined;
+}
+
+export interface FeedStateStore {
+  load(): Promise<FeedState>;
+  /** First start: stores `start` as a provisional mark unless a mark exists; returns what is stored. */
+  begin(start: FeedMark): Promise<FeedState>;
+  /**
+   * Stores the mark with the walk in progress. Forward only (a deposed leader's late cycle cannot
+   * move it back), except that a provisional mark may be replaced by any listing.
+   */
+  save(mark: FeedMark, walk: FeedWalk | undefined): Promise<void>;
+}
+
+/** Listings the feed could not read: newer than `after`, older than `before` (both exclusive). */
+export interface FeedGap {
+  after: FeedMark;
+  before: FeedMark;
+  /** too_slow: a walk outlived maxCatchUpMs; cursor_expired: the service refused its cursor. */
+  reason: "too_slow" | "cursor_expired";
 }
 
 export interface FeedPollerOptions {
@@ -22,29 +70,47 @@ export interface FeedPollerOptions {
   /** The operator key (MARKET_API_KEY) or none: the feed is the same for every user. */
   apiKey: string | undefined;
   logger: Logger;
-  marks: FeedMarkStore;
+  state: FeedStateStore;
   /**
    * Receives the new listings of one cycle, oldest first. Must have written every alert before
    * it resolves: the mark moves only afterwards, so a crash re-reads rather than skips.
    */
   handle(listings: Listing[]): Promise<void>;
+  /**
+   * Tells whoever could have missed a match about listings that will never be read. Must have
+   * written its notices before it resolves (the mark then moves past the gap), and write each
+   * one once however often it is called for the same gap.
+   */
+  onGap(gap: FeedGap): Promise<void>;
   /** The nominal pause between cycles (POLL_INTERVAL_MS). */
   intervalMs: number;
   /** Fastest pace when the budget is generous; defaults to a quarter of intervalMs. */
   minIntervalMs?: number;
   /** Slowest pace after repeated failures. */
   maxIntervalMs?: number;
-  /** Bounds one cycle's walk back (50 listings a page). */
+  /** Most pages one cycle reads (50 listings a page); a longer backlog continues next cycle. */
   maxPages?: number;
+  /** How long a backlog may take to read before the rest is given up as a gap (default 15 min). */
+  maxCatchUpMs?: number;
   /** Requests kept back from the budget for the rest of the bot sharing the key. */
   reserve?: number;
+  /** When the bot started, on the marketplace's clock as far as we know (epoch ms; default now). */
+  startedAt?: number;
+  /**
+   * How far the marketplace's clock may run behind ours: listings created up to this long before
+   * the start also count as new when the start is all the feed knows (default 0, see ADR 003).
+   */
+  startSkewMs?: number;
   now?: () => number;
   random?: () => number;
 }
 
 export interface FeedCycleResult {
-  /** first_run: the mark was set without alerting; gap: maxPages ran out before the mark. */
-  outcome: "ok" | "first_run" | "gap" | "failed";
+  /**
+   * first_run: the cycle started from the bot's start (no listing mark yet); backlog: a walk back
+   * continues next cycle; gap: listings were given up and their possible watchers told.
+   */
+  outcome: "ok" | "first_run" | "backlog" | "gap" | "failed";
   pages: number;
   newListings: number;
   error?: unknown;
@@ -62,7 +128,10 @@ export interface FeedStats {
   pagesFetched: number;
   gaps: number;
   nextDelayMs: number;
+  /** The mark after the last cycle that read the market; undefined before the first one. */
   mark: FeedMark | undefined;
+  /** The backlog still being read, if any. */
+  walk: FeedWalk | undefined;
 }
 
 export interface FeedPoller {
@@ -75,6 +144,7 @@ export interface FeedPoller {
 
 const PAGE_SIZE = 50;
 const ENDPOINT = "GET /listings" as const;
+const BEGINNING: FeedMark = { listingId: NO_LISTING, createdAt: new Date(0).toISOString() };
 
 export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const log = opts.logger.child({ module: "alerts.feed" });
@@ -82,14 +152,19 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? Math.max(100, Math.floor(opts.intervalMs / 4));
   const maxIntervalMs = opts.maxIntervalMs ?? Math.max(60_000, opts.intervalMs * 10);
-  const maxPages = opts.maxPages ?? 20;
+  const maxPages = Math.max(1, opts.maxPages ?? 20);
+  const maxCatchUpMs = opts.maxCatchUpMs ?? 15 * 60_000;
   const reserve = opts.reserve ?? 1;
+  const startMark: FeedMark = {
+    listingId: NO_LISTING,
+    createdAt: new Date((opts.startedAt ?? now()) - (opts.startSkewMs ?? 0)).toISOString(),
+  };
 
   let mark: FeedMark | undefined;
-  let markLoaded = false;
+  let walk: FeedWalk | undefined;
   let lastPages = 1;
   let retryAfterMs: number | undefined;
-  const stats: Omit<FeedStats, "nextDelayMs" | "mark"> = {
+  const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
     cycles: 0,
     failures: 0,
     consecutiveFailures: 0,
@@ -101,19 +176,34 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     gaps: 0,
   };
 
+  /**
+   * Whether one more page fits this cycle: the cap, and the budget the client last saw for the
+   * key (minus the reserve). The first page always goes: pace() already waited for the budget,
+   * and the client's limiter waits for a reset rather than collect a 429.
+   */
+  function mayRead(pages: number): boolean {
+    if (pages >= maxPages) return false;
+    if (pages === 0) return true;
+    const remaining = opts.market.rateLimitState(opts.apiKey, ENDPOINT)?.remaining;
+    return remaining === undefined || remaining - reserve >= 1;
+  }
+
   async function cycle(): Promise<FeedCycleResult> {
-    if (!markLoaded) {
-      mark = await opts.marks.load();
-      markLoaded = true;
-    }
+    // Read every cycle: leadership can move between processes, and each must start from the
+    // stored state, not from what it remembered when it last led.
+    let state = await opts.state.load();
+    if (state.mark === undefined) state = await opts.state.begin(startMark);
+    const firstRun = state.provisional;
+    const from = state.mark ?? startMark;
+    let floor = from;
+    let open = state.walk;
+    let gap: FeedGap | undefined;
+    let pages = 0;
+    let failure: { error: unknown } | undefined;
     const fresh: Listing[] = [];
     const seen = new Set<string>();
-    let cursor: string | undefined;
-    let pages = 0;
-    let reachedMark = false;
-    let newest: Listing | undefined;
 
-    while (pages < maxPages) {
+    const read = async (cursor: string | undefined): Promise<ListingPage> => {
       const page = await api.searchListings({
         sort_by: "most_recent",
         limit: PAGE_SIZE,
@@ -121,44 +211,114 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       });
       pages += 1;
       stats.pagesFetched += 1;
-      newest ??= page.data[0];
-      if (mark === undefined) {
-        // First start: remember where the market is now; alerting on its whole history would flood.
-        reachedMark = true;
-        break;
-      }
+      return page;
+    };
+    /** Takes a page's listings newer than the floor; reached: it met the floor. */
+    const take = (
+      page: ListingPage,
+    ): { reached: boolean; newest: Listing | undefined; oldest: Listing | undefined } => {
+      let newest: Listing | undefined;
+      let oldest: Listing | undefined;
       for (const listing of page.data) {
-        if (!isNewer(listing, mark)) {
-          reachedMark = true;
-          break;
-        }
-        // Pages shift while new listings arrive, so one listing can show up on two pages.
+        if (!isNewer(listing, floor)) return { reached: true, newest, oldest };
+        // Live pages can shift while listings arrive, so one listing can show up on two pages.
         if (!seen.has(listing.id)) {
           seen.add(listing.id);
           fresh.push(listing);
         }
+        newest ??= listing;
+        oldest = listing;
       }
-      const next = page.cursor;
-      if (reachedMark || page.data.length === 0 || next === undefined || next === "" || next === cursor) {
-        reachedMark ||= page.data.length === 0 || next === undefined || next === "";
-        break;
-      }
-      cursor = next;
-    }
-    lastPages = Math.max(1, pages);
+      return { reached: false, newest, oldest };
+    };
+    const giveUp = (w: FeedWalk, reason: FeedGap["reason"]) => {
+      gap = { after: floor, before: w.last ?? w.top, reason };
+      floor = w.top;
+      open = undefined;
+    };
 
-    if (mark === undefined) {
-      if (newest !== undefined) {
-        const first = markOf(newest);
-        await opts.marks.save(first);
-        mark = first;
-        log.info({ mark: first }, "feed started: mark set to the newest listing, older ones not alerted");
+    try {
+      // 1. A backlog left by earlier cycles is finished first, from where it stopped.
+      if (open !== undefined && now() - open.startedAt >= maxCatchUpMs) giveUp(open, "too_slow");
+      while (open !== undefined && mayRead(pages)) {
+        const w: FeedWalk = open;
+        let page: ListingPage;
+        try {
+          page = await read(w.cursor);
+        } catch (error) {
+          // A cursor the service no longer accepts cannot be resumed: what lies below is lost.
+          if (isMarketError(error, "bad_request")) {
+            giveUp(w, "cursor_expired");
+            break;
+          }
+          throw error;
+        }
+        const got = take(page);
+        const last = got.oldest === undefined ? w.last : markOf(got.oldest);
+        if (got.reached || !hasNext(page, w.cursor)) {
+          floor = w.top;
+          open = undefined;
+        } else {
+          open = { ...w, cursor: page.cursor as string, last, pages: w.pages + 1 };
+        }
       }
-      return { outcome: "first_run", pages, newListings: 0 };
+
+      // 2. Then the newest listings, down to the mark (or the start, on a first run).
+      if (open === undefined && mayRead(pages)) {
+        const before = pages;
+        let cursor: string | undefined;
+        let top: Listing | undefined;
+        let newestOverall: Listing | undefined;
+        let oldest: Listing | undefined;
+        let reached = false;
+        try {
+          for (;;) {
+            const page = await read(cursor);
+            newestOverall ??= page.data[0];
+            const got = take(page);
+            top ??= got.newest;
+            oldest = got.oldest ?? oldest;
+            if (got.reached || !hasNext(page, cursor)) {
+              reached = true;
+              break;
+            }
+            cursor = page.cursor as string;
+            if (!mayRead(pages)) break;
+          }
+        } catch (error) {
+          failure = { error };
+        }
+        if (reached) {
+          if (top !== undefined) floor = markOf(top);
+          else if (floor.listingId === NO_LISTING && firstRun)
+            // Nothing newer than the start: the newest listing that existed then becomes the mark
+            // (listing against listing from now on, whatever the clocks say), or, when the market
+            // was empty, the beginning of time: whatever appears later is new.
+            floor = newestOverall === undefined ? BEGINNING : markOf(newestOverall);
+        } else if (top !== undefined && cursor !== undefined) {
+          // Out of pages (or failed) before the mark: the rest of the backlog is read next cycle.
+          open = {
+            top: markOf(top),
+            cursor,
+            last: oldest === undefined ? undefined : markOf(oldest),
+            startedAt: now(),
+            pages: pages - before,
+          };
+        }
+      }
+    } catch (error) {
+      failure = { error };
     }
 
+    // What was read is handed on, and the position stored, even when a later page failed: a
+    // long backlog on a flaky service still moves forward.
+    if (gap !== undefined) {
+      stats.gaps += 1;
+      log.warn({ gap }, "feed gave up part of a backlog: watchers told of the gap");
+      await opts.onGap(gap);
+    }
     if (fresh.length > 0) {
-      fresh.reverse(); // oldest first, so alerts go out in listing order
+      fresh.sort(compareListings); // oldest first, so alerts go out in listing order
       const t = now();
       const lags = fresh.flatMap((l) => {
         const at = l.created_at === undefined ? NaN : Date.parse(l.created_at);
@@ -167,21 +327,27 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       stats.lastLagMs = lags.length > 0 ? Math.max(...lags) : stats.lastLagMs;
       await opts.handle(fresh);
       stats.listingsHandled += fresh.length;
-      // After the alerts are written, never before: a crash in between re-reads these
-      // listings and the alert dedupe keys turn the second pass into no-ops.
-      const next = markOf(fresh[fresh.length - 1] as Listing);
-      await opts.marks.save(next);
-      mark = next;
     }
-    if (!reachedMark) {
-      stats.gaps += 1;
-      log.warn(
-        { pages, newListings: fresh.length },
-        "feed walked maxPages without reaching its mark: some listings were skipped",
+    // After the alerts are written, never before: a crash in between re-reads these listings
+    // and the alert dedupe keys turn the second pass into no-ops.
+    if (floor !== from || !sameWalk(open, state.walk)) await opts.state.save(floor, open);
+    const started = floor.listingId !== NO_LISTING || floor === BEGINNING || !firstRun;
+    mark = started ? floor : mark;
+    walk = open;
+    lastPages = Math.max(1, pages);
+    if (failure !== undefined) throw failure.error;
+    if (open !== undefined) {
+      log.info(
+        { pages, newListings: fresh.length, walkPages: open.pages },
+        "feed backlog longer than this cycle's budget: reading on next cycle",
       );
-      return { outcome: "gap", pages, newListings: fresh.length };
     }
-    return { outcome: "ok", pages, newListings: fresh.length };
+    const outcome =
+      gap !== undefined ? "gap" : open !== undefined ? "backlog" : firstRun ? "first_run" : "ok";
+    if (firstRun && open === undefined) {
+      log.info({ mark: floor, newListings: fresh.length }, "feed started: listings after the start alerted");
+    }
+    return { outcome, pages, newListings: fresh.length };
   }
 
   return {
@@ -225,7 +391,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     },
 
     stats() {
-      return { ...stats, nextDelayMs: pace(), mark };
+      return { ...stats, nextDelayMs: pace(), mark, walk };
     },
   };
 
@@ -248,16 +414,114 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   }
 }
 
-/** Strictly after the mark: by created_at when both have one, then by numeric id. */
+function instant(text: string | undefined): number {
+  return text === undefined ? NaN : Date.parse(text);
+}
+
+/**
+ * Strictly after the mark: by created_at when both have one, then by numeric id. Against a time
+ * mark only created_at counts, and a listing created at that very instant is not after it.
+ */
 export function isNewer(listing: Listing, mark: FeedMark): boolean {
   if (listing.id === mark.listingId) return false;
-  const a = listing.created_at === undefined ? NaN : Date.parse(listing.created_at);
-  const b = mark.createdAt === undefined ? NaN : Date.parse(mark.createdAt);
+  const a = instant(listing.created_at);
+  const b = instant(mark.createdAt);
+  if (mark.listingId === NO_LISTING) return !Number.isNaN(a) && !Number.isNaN(b) && a > b;
   if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a > b;
   // Ids exceed 2^53, so compare them as big integers.
   return BigInt(listing.id) > BigInt(mark.listingId);
 }
 
+/** Oldest first, in the order isNewer sees them. */
+function compareListings(x: Listing, y: Listing): number {
+  const a = instant(x.created_at);
+  const b = instant(y.created_at);
+  if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a - b;
+  const i = BigInt(x.id);
+  const j = BigInt(y.id);
+  return i === j ? 0 : i < j ? -1 : 1;
+}
+
+function hasNext(page: ListingPage, cursor: string | undefined): boolean {
+  return page.cursor !== undefined && page.cursor !== "" && page.cursor !== cursor;
+}
+
+function sameWalk(a: FeedWalk | undefined, b: FeedWalk | undefined): boolean {
+  return (
+    a === b ||
+    (a !== undefined && b !== undefined && a.cursor === b.cursor && a.top.listingId === b.top.listingId)
+  );
+}
+
 function markOf(listing: Listing): FeedMark {
   return { listingId: listing.id, createdAt: listing.created_at };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The feed's state in poller_state: the mark in its columns, a walk in progress in `extra`.
+
+const StoredMark = z.object({ listingId: z.string().regex(/^\d{1,40}$/), createdAt: z.string().optional() });
+const StoredWalk = z.object({
+  top: StoredMark,
+  cursor: z.string().min(1),
+  last: StoredMark.optional(),
+  startedAt: z.number(),
+  pages: z.number().int().min(0),
+});
+/** Unknown shapes (an older version's extra) read as "no walk": the next cycle starts a new one. */
+const FeedExtra = z.object({ walk: StoredWalk.optional() }).catch({}).optional();
+
+export function feedStateStore(db: Db, key = "feed"): FeedStateStore {
+  const load = async (): Promise<FeedState> => {
+    const row = await getPollerState(db, key, FeedExtra);
+    const walk = row?.extra?.walk;
+    const state = { walk: walk === undefined ? undefined : toWalk(walk) };
+    if (row === null || (row.highWaterMark === null && row.highWaterCreatedAt === null)) {
+      return { mark: undefined, provisional: false, ...state };
+    }
+    const createdAt = row.highWaterCreatedAt?.toISOString();
+    if (row.highWaterMark === null)
+      return { mark: { listingId: NO_LISTING, createdAt }, provisional: true, ...state };
+    return { mark: { listingId: row.highWaterMark, createdAt }, provisional: false, ...state };
+  };
+  return {
+    load,
+    async begin(start) {
+      const at = start.createdAt === undefined ? new Date() : new Date(start.createdAt);
+      await beginHighWaterMark(db, key, at);
+      return load();
+    },
+    async save(mark, walk) {
+      const at = mark.createdAt === undefined ? null : new Date(mark.createdAt);
+      await saveHighWaterMark(db, key, {
+        mark: mark.listingId,
+        createdAt: at !== null && Number.isNaN(at.getTime()) ? null : at,
+        extra: walk === undefined ? null : { walk: fromWalk(walk) },
+      });
+    },
+  };
+}
+
+function toWalk(w: z.infer<typeof StoredWalk>): FeedWalk {
+  return {
+    top: { listingId: w.top.listingId, createdAt: w.top.createdAt },
+    cursor: w.cursor,
+    last: w.last === undefined ? undefined : { listingId: w.last.listingId, createdAt: w.last.createdAt },
+    startedAt: w.startedAt,
+    pages: w.pages,
+  };
+}
+
+function fromWalk(w: FeedWalk): z.input<typeof StoredWalk> {
+  const m = (x: FeedMark) => ({
+    listingId: x.listingId,
+    ...(x.createdAt === undefined ? {} : { createdAt: x.createdAt }),
+  });
+  return {
+    top: m(w.top),
+    cursor: w.cursor,
+    ...(w.last === undefined ? {} : { last: m(w.last) }),
+    startedAt: w.startedAt,
+    pages: w.pages,
+  };
 }

@@ -127,6 +127,22 @@ export type SettlementAlert = z.infer<typeof SettlementAlert>;
 export const KeyRevokedAlert = z.object({ kind: z.literal("key_revoked") });
 export type KeyRevokedAlert = z.infer<typeof KeyRevokedAlert>;
 
+/**
+ * New listings the feed could not read (more arrived than the rate budget let it read in time,
+ * or the service dropped its place): the user's rules may have missed a match among them.
+ */
+export const FeedGapAlert = z.object({
+  kind: z.literal("feed_gap"),
+  /** The skipped listings were created after this instant... */
+  after: Instant.optional(),
+  /** ...and before this one, as far as the marketplace's timestamps tell. */
+  before: Instant.optional(),
+  reason: z.enum(["too_slow", "cursor_expired"]),
+  /** The user's enabled rules that existed then. */
+  ruleCount: z.number().int().positive(),
+});
+export type FeedGapAlert = z.infer<typeof FeedGapAlert>;
+
 /** One alert; every kind the pollers write. */
 export const SingleAlert = z.discriminatedUnion("kind", [
   ListingAlert,
@@ -136,6 +152,7 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   BuyOrderFillAlert,
   KeyRevokedAlert,
   SettlementAlert,
+  FeedGapAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;
 

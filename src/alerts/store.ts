@@ -2,8 +2,6 @@
 import type { AlertKind, Destination, Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { insertAlertsWithOutbox } from "../db/repos/alerts.ts";
 import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../db/repos/outbox.ts";
-import { advanceHighWaterMark, getPollerState, setPollerState } from "../db/repos/pollerState.ts";
-import type { FeedMark, FeedMarkStore } from "./feedPoller.ts";
 import { OutboxPayload, toOutboxPayload, type AlertContent } from "./payload.ts";
 
 export type Db = PrismaClient;
@@ -53,28 +51,6 @@ export async function writeAlerts(
     if (alsoInTx) await alsoInTx(tx);
     return inserted.map((i) => i.dedupeKey);
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Feed mark
-
-export function pollerMarkStore(prisma: Db, key: string): FeedMarkStore {
-  return {
-    async load() {
-      const row = await getPollerState(prisma, key);
-      if (row?.highWaterMark == null) return undefined;
-      return { listingId: row.highWaterMark, createdAt: row.highWaterCreatedAt?.toISOString() };
-    },
-    async save(mark: FeedMark) {
-      const at = mark.createdAt === undefined ? undefined : new Date(mark.createdAt);
-      if (at !== undefined && !Number.isNaN(at.getTime())) {
-        // Forward only: a deposed leader finishing a late cycle cannot move the mark back.
-        await advanceHighWaterMark(prisma, key, mark.listingId, at);
-      } else {
-        await setPollerState(prisma, key, { highWaterMark: mark.listingId, highWaterCreatedAt: null });
-      }
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ export type AlertKind =
   | "buyorder_fill"
   | "key_revoked"
   | "digest"
-  | "settlement";
+  | "settlement"
+  | "feed_gap";
 
 export interface NewAlert {
   userId: number;

@@ -1,4 +1,4 @@
-// Pollers' progress: the newest listing seen (a high-water mark) and any extra state as JSON.
+// Pollers' progress: the newest listing seen (a high-water mark, or only the time a feed started) and any extra state as JSON.
 import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
@@ -70,5 +70,49 @@ export async function advanceHighWaterMark(
         OR poller_state.high_water_created_at IS NULL
         OR (EXCLUDED.high_water_created_at, lpad(EXCLUDED.high_water_mark, 40, '0'))
            > (poller_state.high_water_created_at, lpad(poller_state.high_water_mark, 40, '0'))`;
+  return changed === 1;
+}
+
+/**
+ * A first start's mark: only a point in time (the start), no listing yet. Written unless the row
+ * already holds a mark, so a restart keeps the first start and two leaders agree on it. A later
+ * saveHighWaterMark replaces it with any listing.
+ */
+export async function beginHighWaterMark(db: Db, key: string, startedAt: Date): Promise<void> {
+  await db.$executeRaw`
+    INSERT INTO poller_state (key, high_water_mark, high_water_created_at, updated_at)
+    VALUES (${key}, NULL, ${startedAt}, now())
+    ON CONFLICT (key) DO UPDATE
+       SET high_water_created_at = EXCLUDED.high_water_created_at,
+           updated_at = now()
+     WHERE poller_state.high_water_mark IS NULL
+       AND poller_state.high_water_created_at IS NULL`;
+}
+
+/**
+ * Stores a mark with the poller's extra state (`extra` null clears it). Forward only, like
+ * advanceHighWaterMark, but the same mark is stored again (its extra state moved on), and a first
+ * start's time-only mark gives way to any listing. True when the row was written.
+ */
+export async function saveHighWaterMark(
+  db: Db,
+  key: string,
+  state: { mark: string; createdAt: Date | null; extra: Prisma.InputJsonValue | null },
+): Promise<boolean> {
+  if (!/^\d{1,40}$/.test(state.mark)) throw new RangeError("high-water mark must be a numeric id");
+  const extra = state.extra === null ? null : JSON.stringify(state.extra);
+  const changed = await db.$executeRaw`
+    INSERT INTO poller_state (key, high_water_mark, high_water_created_at, extra, updated_at)
+    VALUES (${key}, ${state.mark}, ${state.createdAt}, ${extra}::jsonb, now())
+    ON CONFLICT (key) DO UPDATE
+       SET high_water_mark = EXCLUDED.high_water_mark,
+           high_water_created_at = EXCLUDED.high_water_created_at,
+           extra = EXCLUDED.extra,
+           updated_at = now()
+     WHERE poller_state.high_water_mark IS NULL
+        OR poller_state.high_water_created_at IS NULL
+        OR EXCLUDED.high_water_created_at IS NULL
+        OR (EXCLUDED.high_water_created_at, lpad(EXCLUDED.high_water_mark, 40, '0'))
+           >= (poller_state.high_water_created_at, lpad(poller_state.high_water_mark, 40, '0'))`;
   return changed === 1;
 }

@@ -13,6 +13,7 @@ import type {
   BuyOrderFillAlert,
   SettlementAlert,
   DigestAlert,
+  FeedGapAlert,
   ListingAlert,
   OutbidAlert,
   SingleAlert,
@@ -23,7 +24,7 @@ import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
-import { money, relativeTime, truncate } from "./format.ts";
+import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
 
 /**
  * Custom-id actions of alert buttons. Buttons on delivered DMs live for ever, so these names
@@ -253,6 +254,31 @@ const KEY_REVOKED_TEXT =
   "The marketplace refused your API key, so the bot stopped checking your trades, bids and buy orders. " +
   "Create a new key on the marketplace and link it again with /account link.";
 
+/** "between <start> and <end>", as much of it as the marketplace's timestamps tell. */
+function gapWindow(a: FeedGapAlert): string {
+  const after = a.after === undefined || Date.parse(a.after) <= 0 ? undefined : new Date(a.after);
+  const before = a.before === undefined ? undefined : new Date(a.before);
+  if (after !== undefined && before !== undefined)
+    return `between ${absoluteTime(after)} and ${absoluteTime(before)}`;
+  if (before !== undefined) return `before ${absoluteTime(before)}`;
+  if (after !== undefined) return `after ${absoluteTime(after)}`;
+  return "recently";
+}
+
+function feedGapEmbed(a: FeedGapAlert): APIEmbed {
+  const why =
+    a.reason === "cursor_expired"
+      ? "the marketplace lost our place while we were reading a burst of new listings"
+      : "more new listings arrived than the marketplace let us read in time";
+  const rules = a.ruleCount === 1 ? "Your watch rule" : `Your ${a.ruleCount} watch rules`;
+  return embed({
+    tone: "warning",
+    title: "Some new listings were not checked",
+    description: `Listings created ${gapWindow(a)} were skipped: ${why}. ${rules} may have missed a match among them. Run /watch test to see what a rule would have caught recently.`,
+    footer: "Alerts for newer listings continue as usual.",
+  });
+}
+
 /** One line per alert: the digest's lines, and /alerts recent. */
 export function alertLine(a: SingleAlert): string {
   switch (a.kind) {
@@ -270,6 +296,8 @@ export function alertLine(a: SingleAlert): string {
       return "❌ Your API key was refused; link a new one with /account link.";
     case "settlement":
       return `${a.outcome === "did_not_go_through" || a.outcome === "ended" ? "•" : "✅"} ${settlementTitle(a)}${a.subjectId === undefined ? "" : ` · ${a.subjectId}`}`;
+    case "feed_gap":
+      return `⚠️ Some new listings ${gapWindow(a)} were not checked; your rules may have missed a match.`;
   }
 }
 
@@ -329,6 +357,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       };
     case "settlement":
       return { embeds: [settlementEmbed(alert)], components: [] };
+    case "feed_gap":
+      return { embeds: [feedGapEmbed(alert)], components: [] };
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }

@@ -25,8 +25,9 @@ describe("feed poller", () => {
     const userId = await w.plainUser(alice);
     // A rule every seeded listing under $1,000,000 would satisfy on price alone.
     await w.addRule(userId, "everything cheap", { max_price: 100_000_000 });
-    const newest = (await w.market.forKey(undefined).searchListings({ sort_by: "most_recent", limit: 1 }))
-      .data[0];
+    const newest = (
+      await w.market.forKey(w.sandbox.operatorKey).searchListings({ sort_by: "most_recent", limit: 1 })
+    ).data[0];
     const engine = w.engine();
 
     const result = await engine.runFeedOnce();

@@ -1,8 +1,7 @@
 // The feed's pace follows the marketplace's rate-limit headers: faster with budget to spare, slower
 // when it runs low, and waiting for the reset rather than collecting a 429.
 import { afterEach, describe, expect, it } from "vitest";
-import { createFeedPoller } from "../../../src/alerts/feedPoller.ts";
-import { pollerMarkStore } from "../../../src/alerts/store.ts";
+import { createFeedPoller, feedStateStore } from "../../../src/alerts/feedPoller.ts";
 import { createLogger } from "../../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../../src/market/client.ts";
 import { startSandbox, type RateLimitOptions, type Sandbox } from "../../../src/sandbox/index.ts";
@@ -27,10 +26,11 @@ async function feedWith(
   open.push(market);
   const feed = createFeedPoller({
     market,
-    apiKey: undefined,
+    apiKey: sandbox.operatorKey,
     logger,
-    marks: pollerMarkStore(db.prisma, "feed"),
+    state: feedStateStore(db.prisma, "feed"),
     handle: async () => {},
+    onGap: async () => {},
     intervalMs: INTERVAL,
   });
   return { sandbox, feed };

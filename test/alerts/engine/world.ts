@@ -8,7 +8,12 @@ import { createKeyVault, type KeyVault } from "../../../src/db/keyVault.ts";
 import { createDiscordAlertSender } from "../../../src/discord/alertSender.ts";
 import { createLogger, type Logger } from "../../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../../src/market/client.ts";
-import { startSandbox, type DemoUser, type Sandbox } from "../../../src/sandbox/index.ts";
+import {
+  startSandbox,
+  type DemoUser,
+  type RateLimitOptions,
+  type Sandbox,
+} from "../../../src/sandbox/index.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 import {
   connectClient,
@@ -51,11 +56,13 @@ export const FAST_CONFIG = {
   MARKET_API_KEY: undefined,
 } as const;
 
-export async function startWorld(opts: { sandboxClock?: () => number } = {}): Promise<World> {
+export async function startWorld(
+  opts: { sandboxClock?: () => number; sandboxRateLimit?: RateLimitOptions } = {},
+): Promise<World> {
   const logger = createLogger({ level: "silent" });
   const sandbox = await startSandbox({
     port: 0,
-    rateLimit: false,
+    rateLimit: opts.sandboxRateLimit ?? false,
     ...(opts.sandboxClock ? { clock: opts.sandboxClock } : {}),
   });
   const db = await freshDatabase();
