@@ -126,7 +126,7 @@ describe("delivery", () => {
         POLL_INTERVAL_MS: 100,
         BID_POLL_INTERVAL_MS: 60_000,
         TRADE_POLL_INTERVAL_MS: 60_000,
-        MARKET_API_KEY: undefined,
+        MARKET_API_KEY: w.sandbox.operatorKey,
       },
       deliveryIntervalMs: 50,
       leader: { checkIntervalMs: 100, leaseMs: 2_000 },
