@@ -62,6 +62,8 @@ describe("npm start", () => {
       ],
       {
         DATABASE_URL: db.url,
+        // The playground on a database given by URL must be asked for explicitly.
+        PLAYGROUND: "true",
         ENCRYPTION_KEY: encryptionKey,
         DATA_DIR: workDir,
         HTTP_PORT: "0",
