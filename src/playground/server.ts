@@ -105,6 +105,12 @@ const TextMessageBody = z.object({
 });
 const BidBody = z.object({ listingId: Id, maxPrice: z.number().int().min(1) });
 const SaleBody = z.object({ user: UserRef });
+const WebsiteOrderBody = z.object({
+  user: z.string().min(1),
+  marketHashName: z.string().trim().min(1).max(200),
+  maxPrice: z.number().int().min(3),
+  quantity: z.number().int().min(1).max(100).default(1),
+});
 const ClockBody = z.object({
   ms: z
     .number()
@@ -301,6 +307,29 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
       case "POST /api/sandbox/listings": {
         const template = ListingTemplate.parse(await readJson(req));
         return { listing: needSandbox().control.createListing(template) };
+      }
+      // Live shapes (api-notes): a listing with odd field types, one no client can read, and a
+      // buy order made on the website (an expression, no item name).
+      case "POST /api/sandbox/listings/odd": {
+        const template = ListingTemplate.parse(await readJson(req));
+        return { listing: needSandbox().control.createOddListing(template) };
+      }
+      case "POST /api/sandbox/listings/unreadable": {
+        const template = ListingTemplate.parse(await readJson(req));
+        return { listing: needSandbox().control.createUnreadableListing(template) };
+      }
+      case "POST /api/sandbox/website-orders": {
+        const body = WebsiteOrderBody.parse(await readJson(req));
+        const demo = demoOf(humanUser(body.user));
+        if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
+        return {
+          order: needSandbox().control.createWebsiteBuyOrder({
+            platformId: demo.platformId,
+            marketHashName: body.marketHashName,
+            maxPrice: body.maxPrice,
+            quantity: body.quantity,
+          }),
+        };
       }
       case "POST /api/sandbox/bids": {
         const body = BidBody.parse(await readJson(req));

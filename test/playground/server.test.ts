@@ -209,6 +209,30 @@ function listen(user: string, stopAt: string) {
 }
 
 describe("guard rails", () => {
+  it("GIVEN the sandbox panel WHEN it makes a website buy order and odd and unreadable listings THEN they have the live shapes", async () => {
+    const order = await pageApi<{ order: Record<string, unknown> }>(pg.url, "/api/sandbox/website-orders", {
+      body: { user: "alice", marketHashName: "Falcon Rifle | Ember Tide (Pristine)", maxPrice: 1_500 },
+    });
+    expect(order.status).toBe(200);
+    expect(order.body.order["expression"]).toContain("Falcon Rifle | Ember Tide (Pristine)");
+    expect(order.body.order).not.toHaveProperty("market_hash_name");
+
+    const odd = await pageApi<{ listing: { item: Record<string, unknown> } }>(
+      pg.url,
+      "/api/sandbox/listings/odd",
+      {
+        body: { price: 1_200 },
+      },
+    );
+    expect(odd.status).toBe(200);
+    expect(typeof odd.body.listing.item["sticker_index"]).toBe("string");
+    const bad = await pageApi<{ listing: { id: string } }>(pg.url, "/api/sandbox/listings/unreadable", {
+      body: {},
+    });
+    expect(bad.status).toBe(200);
+    expect(bad.body.listing.id).toMatch(/^\d+$/);
+  });
+
   it("GIVEN a request naming another host WHEN it arrives THEN it is refused (no DNS rebinding)", async () => {
     // fetch() will not send a foreign Host header; a plain HTTP request does, as a rebound browser would.
     const status = await new Promise<number>((resolve, reject) => {

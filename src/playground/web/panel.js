@@ -183,6 +183,35 @@ export function createPanel(root, ctx) {
       say("Listing created: watch rules that match it alert within seconds.");
     }),
   );
+  // Shapes the live service sends: an odd listing still alerts, an unreadable one is skipped.
+  const quirkButton = (label, path, note) => {
+    const b = button(label);
+    b.addEventListener("click", () =>
+      act(async () => {
+        const price = toCents(priceInput.value);
+        const name = itemInput.value.trim();
+        const template = { ...(name ? { market_hash_name: name } : {}), ...(price ? { price } : {}) };
+        const { listing } = await ctx.api(path, { method: "POST", body: template });
+        lastListing.textContent = `${note} (listing ${listing.id}).`;
+        say(note);
+      }),
+    );
+    return b;
+  };
+  const oddButton = quirkButton(
+    "Odd listing",
+    "/api/sandbox/listings/odd",
+    "Listed with odd field types (a string sticker index, nulls, a sticker without wear): it still alerts",
+  );
+  oddButton.id = "create-odd-listing";
+  const unreadableButton = quirkButton(
+    "Unreadable listing",
+    "/api/sandbox/listings/unreadable",
+    "Listed with a price no client can read: the bot skips it, counts it, and alerts the rest",
+  );
+  unreadableButton.id = "create-unreadable-listing";
+  const quirkRow = el("div", "panel-row");
+  quirkRow.append(oddButton, unreadableButton);
   itemInput.addEventListener("input", () => {
     ruleTemplate = undefined;
     ruleNote.textContent = "";
@@ -197,7 +226,30 @@ export function createPanel(root, ctx) {
     ruleSelect,
     ruleNote,
     createButton,
+    quirkRow,
     lastListing,
+  );
+
+  // ---- a buy order made on the website ----
+  const orderButton = button("Website buy order", "btn btn-primary");
+  orderButton.id = "create-website-order";
+  orderButton.addEventListener("click", () =>
+    act(async () => {
+      const price = toCents(priceInput.value);
+      const name = itemInput.value.trim();
+      if (price === undefined) throw new Error("Price: a dollar amount such as 12.50.");
+      if (!name) throw new Error("Item: the item the order buys.");
+      const { order } = await ctx.api("/api/sandbox/website-orders", {
+        method: "POST",
+        body: { user: ctx.me(), marketHashName: name, maxPrice: price, quantity: 2 },
+      });
+      say(`A buy order made on the website (order ${order.id}): see it with /buyorder list.`);
+    }),
+  );
+  const orderCard = card(
+    "Website buy order",
+    el("div", "panel-hint", "As if made on the marketplace's website: a filter expression and no item name."),
+    orderButton,
   );
 
   // ---- outbid ----
@@ -298,6 +350,7 @@ export function createPanel(root, ctx) {
     status,
     account,
     listingCard,
+    orderCard,
     bidCard,
     saleCard,
     clockCard,
