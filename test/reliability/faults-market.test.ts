@@ -128,7 +128,8 @@ function alertEngineWithShortTimeout(marketBaseUrl: string): ServiceFactory {
         POLL_INTERVAL_MS: POLL_MS,
         TRADE_POLL_INTERVAL_MS: TRADE_POLL_MS,
         BID_POLL_INTERVAL_MS: 60_000,
-        MARKET_API_KEY: undefined,
+        // The operator key the app itself reads with (the sandbox refuses keyless reads).
+        MARKET_API_KEY: ctx.config.MARKET_API_KEY,
       },
       prisma: ctx.database.prisma,
       databaseUrl: ctx.database.url,
