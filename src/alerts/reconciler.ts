@@ -227,7 +227,9 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
               ? "ended"
               : "did_not_go_through",
       amountCents: v.kind === "spent" && v.spentCents !== undefined ? v.spentCents : c.totalCents,
-      ...(c.subjectId === null ? {} : { subjectId: c.subjectId }),
+      ...((c.subjectId ?? c.listingIds[0]) === undefined
+        ? {}
+        : { subjectId: c.subjectId ?? c.listingIds[0] }),
       detail: v.detail,
       since: c.createdAt.toISOString(),
     };
@@ -235,7 +237,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       {
         userId: user.id,
         kind: "settlement",
-        subjectId: c.subjectId ?? "",
+        subjectId: c.subjectId ?? c.listingIds[0] ?? "",
         version: v.kind,
         dedupeKey: `settlement:${c.id}`,
         destination: "dm",

@@ -114,6 +114,7 @@ export async function confirmBuy(deps: TradingDeps, input: ConfirmBuyInput): Pro
   const reservation = await reserveSpend(deps.prisma, {
     userId: input.userId,
     idempotencyKey: key,
+    subjectId: listingId,
     listingIds: [listingId],
     totalCents: expected,
   });
