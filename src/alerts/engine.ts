@@ -218,6 +218,9 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       if (queued > 0) deliveryLoop.kick();
     },
     handle: async (listings) => {
+      // Rules saved while this cycle was reading were not in the index when it began, yet a
+      // listing created after them is theirs: look again (one aggregate query) before matching.
+      await ensureRules();
       const result = await queueListingAlerts(
         { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index },
         listings,

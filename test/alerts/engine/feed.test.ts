@@ -1,7 +1,7 @@
 // The one feed: new listings matched against stored rules, alerted once, with the mark persisted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf } from "../../support/discord.ts";
-import { startWorld, uniqueItemName, type World } from "./world.ts";
+import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";
 
 let w: World;
 let alice: World["double"]["users"][number];
@@ -219,6 +219,27 @@ describe("feed poller", () => {
     w.sandbox.control.clearFaults();
     const ok = await engine.runFeedOnce();
     expect(ok.outcome).toBe("ok");
+    expect(await alertKeys()).toContain(`listing:${ruleId}:${listing.id}`);
+  });
+
+  it("GIVEN a rule saved while a feed cycle is reading WHEN a listing for it appears before the read answers THEN it is alerted", async () => {
+    const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
+    const engine = w.engine();
+    await engine.runFeedOnce();
+    w.sandbox.control.injectFault({ method: "GET", path: "/listings", kind: "latency", ms: 300, times: 1 });
+    const faultsLeft = async () => {
+      const res = await fetch(`${w.sandbox.controlUrl}/faults`);
+      return ((await res.json()) as { faults: unknown[] }).faults.length;
+    };
+
+    const cycle = engine.runFeedOnce(); // rules synced, now waiting on the slow read
+    await waitUntil(async () => (await faultsLeft()) === 0, 5_000, "the feed's read to reach the sandbox");
+    const item = uniqueItemName("mid-cycle");
+    const ruleId = await w.addRule(userId, "mid-cycle", { item });
+    const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 600 });
+    const result = await cycle;
+
+    expect(result.newListings).toBe(1);
     expect(await alertKeys()).toContain(`listing:${ruleId}:${listing.id}`);
   });
 });
