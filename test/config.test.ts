@@ -78,4 +78,9 @@ describe("configuration", () => {
       expect.stringMatching(/^PLAYGROUND: must be true or false/),
     ]);
   });
+
+  it("GIVEN a DATABASE_URL without a token WHEN a command-line tool (migrate, rotate a key) loads the configuration THEN it is accepted", () => {
+    const config = loadConfig({ DATABASE_URL: "postgresql://bot@db.example:5432/bot" }, "/tmp", "tool");
+    expect(config.embeddedDatabase).toBe(false);
+  });
 });

@@ -153,6 +153,8 @@ function unsetOf<T extends Partial<Env>>(defaults: T, given: Record<string, unkn
 export function loadConfig(
   env: Record<string, string | undefined> = { ...readDotenv(), ...process.env },
   cwd: string = process.cwd(),
+  /** "tool": a command-line tool (migrate, rotate a key) that never starts a playground. */
+  purpose: "bot" | "tool" = "bot",
 ): Config {
   const known = Object.fromEntries(
     Object.keys(EnvSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
@@ -163,7 +165,7 @@ export function loadConfig(
     ...(parsed.success
       ? []
       : parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`)),
-    ...crossFieldProblems(known),
+    ...crossFieldProblems(known, purpose),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
@@ -179,7 +181,7 @@ export function loadConfig(
 }
 
 /** Rules between variables, on the raw values (an empty value means unset). */
-function crossFieldProblems(env: Record<string, unknown>): string[] {
+function crossFieldProblems(env: Record<string, unknown>, purpose: "bot" | "tool"): string[] {
   const given = (k: keyof Env) => typeof env[k] === "string" && env[k].trim() !== "";
   const problems: string[] = [];
   if (given("MARKET_BASE_URL") && !given("MARKET_API_KEY")) {
@@ -191,7 +193,7 @@ function crossFieldProblems(env: Record<string, unknown>): string[] {
   // No token means the local playground: never by accident on a production setup or database.
   const playgroundAsked =
     typeof env["PLAYGROUND"] === "string" && /^(true|1|yes)$/i.test(env["PLAYGROUND"].trim());
-  if (!given("DISCORD_TOKEN") && !playgroundAsked) {
+  if (purpose === "bot" && !given("DISCORD_TOKEN") && !playgroundAsked) {
     if (typeof env["NODE_ENV"] === "string" && env["NODE_ENV"].trim() === "production") {
       problems.push(
         "DISCORD_TOKEN: required with NODE_ENV=production (without a token the bot would start the local playground; set PLAYGROUND=true if that is what you want)",

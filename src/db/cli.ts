@@ -85,7 +85,7 @@ function gitShow(cwd: string, spec: string): Promise<string> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(undefined, undefined, "tool");
   const logger = createLogger({ level: config.LOG_LEVEL, name: "db" });
   const [command, ...rest] = argv;
   switch (command) {
