@@ -22,7 +22,9 @@ describe("offers", () => {
     const l = world.sandbox.control.createListing({ price: 10_000, max_offer_discount: 0 });
     const before = world.hits(OFFERS);
 
-    const error = await rejection(() => makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 9_000 }));
+    const error = await rejection(() =>
+      makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 9_000 }),
+    );
 
     // The service's refusal (400, code 4) is what becomes the message.
     expect(world.hits(OFFERS) - before).toBe(1);
@@ -35,7 +37,9 @@ describe("offers", () => {
     const l = world.sandbox.control.createListing({ price: 10_000, max_offer_discount: 2_000 });
     const before = world.hits(OFFERS);
 
-    const error = await rejection(() => makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 10_000 }));
+    const error = await rejection(() =>
+      makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 10_000 }),
+    );
 
     expect(error).toMatchObject({ code: "invalid_input" });
     expect((error as UserFacingError).userMessage).toContain("use /buy instead");
@@ -46,7 +50,9 @@ describe("offers", () => {
     const buyer = await world.trader();
     const l = world.sandbox.control.createListing({ price: 10_000, max_offer_discount: 1_000 });
 
-    const error = await rejection(() => makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 5_000 }));
+    const error = await rejection(() =>
+      makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 5_000 }),
+    );
 
     expect(error).toMatchObject({ code: "invalid_input" });
     expect((error as UserFacingError).userMessage).toContain("$90.00");
@@ -62,7 +68,11 @@ describe("offers", () => {
     });
 
     const offer = await makeOffer(buyer.deps, { userId: buyer.userId, listingId: l.id, priceCents: 8_500 });
-    const counter = await counterOffer(seller.deps, { userId: seller.userId, offerId: offer.offerId, priceCents: 9_500 });
+    const counter = await counterOffer(seller.deps, {
+      userId: seller.userId,
+      offerId: offer.offerId,
+      priceCents: 9_500,
+    });
     const buyerView = await listOffers(buyer.deps, { page: 0 });
 
     expect(offer).toMatchObject({

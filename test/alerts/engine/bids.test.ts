@@ -66,7 +66,8 @@ describe("bid poller", () => {
     const text = textOf(dm);
     expect(text).toContain("Outbid");
     expect(text).toContain("$50.00"); // the user's ceiling
-    const top = (await w.market.forKey(w.sandbox.operatorKey).getListing(listing.id)).auction_details?.top_bid;
+    const top = (await w.market.forKey(w.sandbox.operatorKey).getListing(listing.id)).auction_details
+      ?.top_bid;
     expect(top?.price).toBeGreaterThan(5_000);
     expect(text).toContain(`$${((top?.price ?? 0) / 100).toFixed(2)}`);
     expect(text).toMatch(/<t:\d+:R>/);
