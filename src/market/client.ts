@@ -140,7 +140,7 @@ export interface MarketApi {
   /** Resolves with the bid's receipt: live it has no price or state; read the listing for those. */
   placeBid(id: string, maxPrice: number): Promise<BidReceipt>;
   getListingBuyOrders(id: string, q?: ListingBuyOrdersQuery): Promise<BuyOrderAggregate[]>;
-  getBuyOrdersForItem(q: BuyOrdersForItemQuery): Promise<BuyOrder[]>;
+  getBuyOrdersForItem(q: BuyOrdersForItemQuery): Promise<s.ItemBuyOrder[]>;
   createBuyOrder(body: NewBuyOrder): Promise<BuyOrder>;
   /** Absolute update: `desired.constraints` is the complete set; anything missing is cleared. */
   updateBuyOrder(id: string, desired: BuyOrderState): Promise<BuyOrder>;
@@ -513,7 +513,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         return value;
       },
       getBuyOrdersForItem: async (q) =>
-        json("getBuyOrdersForItem", {}, s.BuyOrders, {
+        json("getBuyOrdersForItem", {}, s.ItemBuyOrders, {
           query: checked("getBuyOrdersForItem", req.BuyOrdersForItemQuery, q),
         }),
       createBuyOrder: async (body) =>

@@ -517,5 +517,12 @@ export type Me = z.infer<typeof Me>;
 export const Listings = tolerantArray(Listing, "listing");
 export const Bids = tolerantArray(Bid, "bid");
 export const BuyOrders = tolerantArray(BuyOrder, "buy order");
+/**
+ * GET /buy-orders/item: the spec says Buy orders; for website orders the live service answers
+ * `{ expression, qty, price }` (three clients), with no id: a price point, so the id is optional.
+ */
+export const ItemBuyOrder = BuyOrder.extend({ id: opt(Id) });
+export type ItemBuyOrder = z.infer<typeof ItemBuyOrder>;
+export const ItemBuyOrders = tolerantArray(ItemBuyOrder, "buy order");
 export const BuyOrderAggregates = tolerantArray(BuyOrderAggregate, "buy order aggregate");
 export const HistoryPoints = tolerantArray(HistoryPoint, "history point");
