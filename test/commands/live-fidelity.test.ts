@@ -44,6 +44,23 @@ describe("live fidelity through Discord", () => {
     expect(found.embeds.length).toBeGreaterThan(0);
   });
 
+  it("GIVEN a user without a key WHEN he pages the market faster than his share of the operator key THEN he is told to wait or link a key, and the feed's reads are untouched", async () => {
+    const refusals: string[] = [];
+    // The allowance is 8 reads at once; the first search above used one.
+    for (let i = 0; i < 9; i += 1) {
+      const reply = await answer(bot.double.slash(bob, "search", { max_price: String(100 + i) }));
+      if (/reading the market quickly/.test(textOf(reply))) {
+        expect(isEphemeral(reply)).toBe(true);
+        refusals.push(textOf(reply));
+      }
+    }
+
+    expect(refusals.length).toBeGreaterThanOrEqual(1);
+    expect(refusals[0]).toContain("/account link");
+    const feed = await engine().runFeedOnce();
+    expect(feed.outcome).not.toBe("failed");
+  });
+
   it("GIVEN the live ledger's string fee fields WHEN alice links her key THEN linking succeeds and her ledger renders", async () => {
     // The sandbox sends fee_amount, fee and float_fee as numeric strings, as the live service does.
     const raw = await fetch(`${bot.sandbox.baseUrl}/me/transactions?limit=50`, {
@@ -75,6 +92,8 @@ describe("live fidelity through Discord", () => {
 
     await engine().runBidsOnce();
     await deliver();
+    // The background delivery loop may be the one sending it: wait for the DM, not a time.
+    await waitUntil(() => dmsAbout(alice, `Listing ${auction.id}`).length > 0, 10_000, "alice's outbid DM");
     const outbid = dmsAbout(alice, `Listing ${auction.id}`);
     expect(outbid).toHaveLength(1);
     expect(textOf(outbid[0] as StoredMessage)).toContain("Outbid");
@@ -88,6 +107,7 @@ describe("live fidelity through Discord", () => {
 
     await engine().runBidsOnce();
     await deliver();
+    await waitUntil(() => dmsAbout(bob, `Listing ${auction.id}`).length > 0, 10_000, "bob's outbid DM");
     // Bob is now the one outbid; alice gets no second DM.
     expect(dmsAbout(alice, `Listing ${auction.id}`)).toHaveLength(1);
     expect(dmsAbout(bob, `Listing ${auction.id}`)).toHaveLength(1);
