@@ -79,10 +79,12 @@ function leafCommands(world: BenchWorld): string[] {
 async function linkTrader(world: BenchWorld, discord: DoubleUser, name: string): Promise<Trader> {
   const market = world.sandbox.control.createUser({ name, balance: 1_000_000 });
   const vault = world.app.vault;
-  const user = await world.db.prisma.user.create({
+  // The sealed key is bound to the user's row: the row first, then its key.
+  const row = await world.db.prisma.user.create({ data: { discordId: discord.id, status: "unlinked" } });
+  const user = await world.db.prisma.user.update({
+    where: { id: row.id },
     data: {
-      discordId: discord.id,
-      encryptedKey: vault.encrypt(market.apiKey),
+      encryptedKey: vault.encrypt(market.apiKey, row.id),
       keyId: vault.keyId,
       keyFingerprint: vault.fingerprint(market.apiKey),
       platformId: market.platformId,

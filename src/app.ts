@@ -6,6 +6,7 @@ import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";
 import { createKeyVault, resolveEncryptionKey, type KeyVault } from "./db/keyVault.ts";
+import { assertStoredKeysReadable, upgradeStoredKeys } from "./db/rotateKey.ts";
 import { depth as outboxDepth } from "./db/repos/outbox.ts";
 import type { CommandModule } from "./discord/command.ts";
 import { alertEngineService } from "./discord/alertSender.ts";
@@ -126,7 +127,11 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
     metrics.watchOutbox(() => outboxDepth(database.prisma));
 
     const encryption = await resolveEncryptionKey(config, logger);
-    const vault = createKeyVault(encryption.key, encryption.keyId);
+    const vault = createKeyVault(encryption.key, encryption.keyId, encryption.ring);
+    // Stored keys sealed with a key we do not hold would fail on every poll: refuse to start,
+    // naming the fix. Rows in the older format are then sealed again, bound to their user.
+    await assertStoredKeysReadable(database.prisma, vault);
+    await upgradeStoredKeys(database.prisma, vault, logger);
 
     let sandbox: Sandbox | undefined;
     let marketBaseUrl = overrides.marketBaseUrl ?? config.MARKET_BASE_URL;

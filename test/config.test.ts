@@ -83,4 +83,14 @@ describe("configuration", () => {
     const config = loadConfig({ DATABASE_URL: "postgresql://bot@db.example:5432/bot" }, "/tmp", "tool");
     expect(config.embeddedDatabase).toBe(false);
   });
+
+  it("GIVEN an ENCRYPTION_KEY that only decodes to 32 bytes by skipping characters WHEN loaded THEN it is refused; a canonical one is accepted", () => {
+    const good = Buffer.alloc(32, 7).toString("base64");
+    expect(problemsOf({ ENCRYPTION_KEY: good })).toEqual([]);
+    expect(problemsOf({ ENCRYPTION_KEY: good.replace(/=$/, "") })).toEqual([]);
+    expect(problemsOf({ ENCRYPTION_KEY: `${good.slice(0, 20)}!!${good.slice(20)}` })).toEqual([
+      expect.stringMatching(/^ENCRYPTION_KEY: must be exactly 32 bytes/),
+    ]);
+    expect(problemsOf({ ENCRYPTION_KEY: Buffer.alloc(31).toString("base64") })).toHaveLength(1);
+  });
 });

@@ -1,7 +1,7 @@
 // Links a Discord user to a marketplace API key: checks the key with a cheap authenticated call,
 // then stores it sealed. The key itself never leaves this function except encrypted.
 import { UserFacingError } from "../errors.ts";
-import { linkUser } from "../db/repos/users.ts";
+import { ensureUser, linkUser } from "../db/repos/users.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { AccountDeps } from "./deps.ts";
 
@@ -54,9 +54,11 @@ export async function linkAccount(
     throw error;
   }
   const fingerprint = deps.vault.fingerprint(key);
+  // The sealed key is bound to the user's row, so the row must exist first.
+  const row = await ensureUser(deps.prisma, input.discordUserId);
   await linkUser(deps.prisma, {
     discordId: input.discordUserId,
-    encryptedKey: deps.vault.encrypt(key),
+    encryptedKey: deps.vault.encrypt(key, row.id),
     keyId: deps.vault.keyId,
     keyFingerprint: fingerprint,
     platformId: platformId ?? null,

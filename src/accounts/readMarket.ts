@@ -16,7 +16,7 @@ export async function marketForReads(
   const user = await getUserByDiscordId(deps.prisma, discordUserId);
   if (user && user.status === "active" && user.encryptedKey !== null) {
     try {
-      return deps.market.forKey(deps.vault.decrypt(user.encryptedKey));
+      return deps.market.forKey(deps.vault.decrypt(user.encryptedKey, user.id));
     } catch (error) {
       // An unreadable key (the encryption key changed) only matters to commands that need it.
       if (!(error instanceof KeyVaultError)) throw error;

@@ -30,7 +30,7 @@ export async function requireAccount(
   }
   let key: string;
   try {
-    key = deps.vault.decrypt(user.encryptedKey);
+    key = deps.vault.decrypt(user.encryptedKey, user.id);
   } catch (error) {
     if (error instanceof KeyVaultError) {
       throw new UserFacingError(

@@ -5,8 +5,8 @@ import { markRevoked, markRevokedNotified } from "../db/repos/users.ts";
 import { dedupeKey } from "./content.ts";
 import { writeAlerts, type Db } from "./store.ts";
 
-/** Opens a stored (encrypted) key; the composition root passes the key vault's decrypt. */
-export type KeyOpener = (encryptedKey: string) => string;
+/** Opens a stored (encrypted) key of that user row; the composition root passes the key vault's decrypt. */
+export type KeyOpener = (encryptedKey: string, userId: number) => string;
 
 export interface PollUser {
   id: number;
@@ -27,7 +27,7 @@ export interface AccountDeps {
 export function apiFor(deps: AccountDeps, user: PollUser): MarketApi | undefined {
   if (user.encryptedKey === null) return undefined;
   try {
-    return deps.market.forKey(deps.openKey(user.encryptedKey));
+    return deps.market.forKey(deps.openKey(user.encryptedKey, user.id));
   } catch (err) {
     deps.logger.warn({ userId: user.id, err }, "stored API key cannot be opened; user skipped");
     return undefined;

@@ -38,6 +38,15 @@ const snowflake = z
   )
   .optional();
 
+/**
+ * Exactly 32 bytes in canonical base64 (padding optional). Node's decoder skips characters it does
+ * not know, so "decodes to 32 bytes" alone would accept strings that are not the key meant.
+ */
+function isBase64Of32Bytes(v: string): boolean {
+  const bytes = Buffer.from(v, "base64");
+  return bytes.length === 32 && bytes.toString("base64").replace(/=+$/, "") === v.replace(/=+$/, "");
+}
+
 export const EnvSchema = z.object({
   DISCORD_TOKEN: optionalString,
   DISCORD_APPLICATION_ID: snowflake,
@@ -64,7 +73,7 @@ export const EnvSchema = z.object({
     .pipe(
       z
         .string()
-        .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes encoded in base64")
+        .refine(isBase64Of32Bytes, "must be exactly 32 bytes encoded in base64 (openssl rand -base64 32)")
         .optional(),
     )
     .optional(),
@@ -76,7 +85,7 @@ export const EnvSchema = z.object({
     .pipe(
       z
         .string()
-        .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes encoded in base64")
+        .refine(isBase64Of32Bytes, "must be exactly 32 bytes encoded in base64 (openssl rand -base64 32)")
         .optional(),
     )
     .optional(),

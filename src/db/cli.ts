@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type Config } from "../config/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { openDatabase } from "./index.ts";
 import { defaultMigrationsDir } from "./migrate.ts";
-import { runKeyRotation } from "./rotateKey.ts";
+import { runKeyRotation, UnreadableStoredKeyError } from "./rotateKey.ts";
 import { diffSchemas } from "./schemaDiff.ts";
 
 async function migrateCommand(config: Config, logger: Logger): Promise<number> {
@@ -20,15 +20,23 @@ async function migrateCommand(config: Config, logger: Logger): Promise<number> {
 async function rotateKeyCommand(config: Config, logger: Logger): Promise<number> {
   const db = await openDatabase({ config, logger, poolMax: 2 });
   try {
-    const outcome = await runKeyRotation({ config, logger, db: db.prisma });
-    if (outcome.failed > 0) {
-      logger.error(
-        { failed: outcome.failed },
-        "some stored keys could not be decrypted; the key was not switched",
+    try {
+      const outcome = await runKeyRotation({ config, logger, db: db.prisma });
+      logger.info(
+        { rotated: outcome.rotated, skipped: outcome.skipped, keyId: outcome.newKeyId, in: outcome.newKeyIn },
+        "key rotation finished",
       );
+      return 0;
+    } catch (error) {
+      if (!(error instanceof UnreadableStoredKeyError)) throw error;
+      // The truth, and nothing lost: rows already moved open with the new key, which is stored.
+      logger.error(
+        { userId: error.userId, keyId: error.keyId, reason: error.reason, rotated: error.done.rotated },
+        "rotation stopped: a stored key cannot be opened; the key was not switched and no key was lost",
+      );
+      process.stderr.write(`${error.message}\n`);
       return 1;
     }
-    return 0;
   } finally {
     await db.close();
   }

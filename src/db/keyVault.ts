@@ -6,19 +6,30 @@ import { ConfigError, type Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import { KeyVaultError } from "./errors.ts";
 
-const FORMAT = "v1";
+/** v1: bound to the key id only (older rows); v2: bound to the key id and the user's row id. */
+const FORMAT_V1 = "v1";
+const FORMAT = "v2";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 export const KEY_BYTES = 32;
 export const KEY_FILE_NAME = "encryption.key";
+/** A rotation's new key, stored before any row is re-sealed and kept until every row uses it. */
+export const NEXT_KEY_FILE_NAME = "encryption.key.next";
 
 export interface KeyVault {
-  /** Short public id of the encryption key (not secret): stored beside each ciphertext. */
+  /** Short public id of the key new values are sealed with (not secret): stored beside each row. */
   readonly keyId: string;
-  /** `v1:<keyId>:<iv>:<tag>:<ciphertext>`, base64 parts; a fresh random IV every call. */
-  encrypt(plain: string): string;
-  /** Throws KeyVaultError: `wrong_key` (sealed under another key), `tampered`, `malformed`. */
-  decrypt(sealed: string): string;
+  /** Every key id this vault can open: the current one and the others of its key ring. */
+  readonly knownKeyIds: readonly string[];
+  /**
+   * `v2:<keyId>:<iv>:<tag>:<ciphertext>`, base64 parts, a fresh random IV every call, bound to
+   * the user's row id: a value copied to another user's row does not open.
+   */
+  encrypt(plain: string, userId: number): string;
+  /** Throws KeyVaultError: `wrong_key` (sealed under a key it does not hold), `tampered`, `malformed`. */
+  decrypt(sealed: string, userId: number): string;
+  /** True for a value to seal again: an older format, or another key than the current one. */
+  needsReseal(sealed: string): boolean;
   /** "…" + the last 4 characters: enough for a user to recognise their key. */
   fingerprint(plain: string): string;
 }
@@ -33,41 +44,63 @@ export function fingerprint(plain: string): string {
   return plain.length >= 12 ? `…${plain.slice(-4)}` : "…";
 }
 
-/** The key id a sealed value names, or undefined when it is not a v1 envelope. */
+/** The key id a sealed value names, or undefined when it is not an envelope we know. */
 export function sealedKeyId(sealed: string): string | undefined {
   const parts = sealed.split(":");
-  return parts.length === 5 && parts[0] === FORMAT ? parts[1] : undefined;
+  return parts.length === 5 && (parts[0] === FORMAT || parts[0] === FORMAT_V1) ? parts[1] : undefined;
 }
 
-export function createKeyVault(key: Buffer, keyId: string = deriveKeyId(key)): KeyVault {
+function aadOf(format: string, keyId: string, userId: number): Buffer {
+  // Binding the header stops a ciphertext being relabelled with another key id; v2 also binds the
+  // user, so a sealed key moved to another row does not open there.
+  return Buffer.from(format === FORMAT_V1 ? `${FORMAT_V1}:${keyId}` : `${FORMAT}:${keyId}:${userId}`, "utf8");
+}
+
+/**
+ * A vault sealing with `key` and opening values sealed with it or with any key of `ring` (the
+ * previous or next key of a rotation in progress).
+ */
+export function createKeyVault(
+  key: Buffer,
+  keyId: string = deriveKeyId(key),
+  ring: readonly Buffer[] = [],
+): KeyVault {
   if (key.length !== KEY_BYTES) {
     throw new RangeError(`encryption key must be ${KEY_BYTES} bytes, got ${key.length}`);
   }
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(keyId)) throw new RangeError("key id must be 1-32 of [A-Za-z0-9_-]");
-  // Binding the header as associated data stops a ciphertext being relabelled with another key id.
-  const aad = Buffer.from(`${FORMAT}:${keyId}`, "utf8");
-  const secret = Buffer.from(key);
+  const secrets = new Map<string, Buffer>([[keyId, Buffer.from(key)]]);
+  for (const other of ring) {
+    if (other.length !== KEY_BYTES) throw new RangeError(`encryption key must be ${KEY_BYTES} bytes`);
+    const id = deriveKeyId(other);
+    if (!secrets.has(id)) secrets.set(id, Buffer.from(other));
+  }
+  const current = secrets.get(keyId) as Buffer;
 
   return {
     keyId,
-    encrypt(plain) {
+    knownKeyIds: [...secrets.keys()],
+    encrypt(plain, userId) {
+      if (!Number.isSafeInteger(userId) || userId <= 0)
+        throw new RangeError("a sealed key belongs to a user row");
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", secret, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aad);
+      const cipher = createCipheriv("aes-256-gcm", current, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(aadOf(FORMAT, keyId, userId));
       const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
       const tag = cipher.getAuthTag();
       return [FORMAT, keyId, iv.toString("base64"), tag.toString("base64"), ct.toString("base64")].join(":");
     },
-    decrypt(sealed) {
+    decrypt(sealed, userId) {
       const parts = sealed.split(":");
-      if (parts.length !== 5 || parts[0] !== FORMAT) {
-        throw new KeyVaultError("malformed", "stored key is not a v1 envelope");
+      if (parts.length !== 5 || (parts[0] !== FORMAT && parts[0] !== FORMAT_V1)) {
+        throw new KeyVaultError("malformed", "stored key is not a v1 or v2 envelope");
       }
-      const [, id, ivText, tagText, ctText] = parts as [string, string, string, string, string];
-      if (id !== keyId) {
+      const [format, id, ivText, tagText, ctText] = parts as [string, string, string, string, string];
+      const secret = secrets.get(id);
+      if (secret === undefined) {
         throw new KeyVaultError(
           "wrong_key",
-          `stored key was sealed with encryption key ${id}, this vault holds ${keyId}`,
+          `stored key was sealed with encryption key ${id}; this vault holds ${[...secrets.keys()].join(", ")}`,
         );
       }
       const iv = Buffer.from(ivText, "base64");
@@ -77,14 +110,21 @@ export function createKeyVault(key: Buffer, keyId: string = deriveKeyId(key)): K
       }
       try {
         const decipher = createDecipheriv("aes-256-gcm", secret, iv, { authTagLength: TAG_BYTES });
-        decipher.setAAD(aad);
+        decipher.setAAD(aadOf(format, id, userId));
         decipher.setAuthTag(tag);
         const plain = Buffer.concat([decipher.update(Buffer.from(ctText, "base64")), decipher.final()]);
         return plain.toString("utf8");
       } catch {
         // Never chain the crypto error: it says nothing useful and must not invite logging inputs.
-        throw new KeyVaultError("tampered", "stored key failed authentication (altered, or another key)");
+        throw new KeyVaultError(
+          "tampered",
+          "stored key failed authentication (altered, sealed for another user, or another key)",
+        );
       }
+    },
+    needsReseal(sealed) {
+      const parts = sealed.split(":");
+      return parts[0] !== FORMAT || parts[1] !== keyId;
     },
     fingerprint,
   };
@@ -93,6 +133,8 @@ export function createKeyVault(key: Buffer, keyId: string = deriveKeyId(key)): K
 export interface ResolvedEncryptionKey {
   key: Buffer;
   keyId: string;
+  /** Other keys rows may still be sealed with: a rotation's new key while it runs. */
+  ring: Buffer[];
   /** `env`: ENCRYPTION_KEY; `file`: an existing data/encryption.key; `generated`: just created. */
   source: "env" | "file" | "generated";
   /** The key file, when the key lives in one. */
@@ -101,6 +143,10 @@ export interface ResolvedEncryptionKey {
 
 export function keyFilePath(config: Pick<Config, "dataDir">): string {
   return path.join(config.dataDir, KEY_FILE_NAME);
+}
+
+export function nextKeyFilePath(config: Pick<Config, "dataDir">): string {
+  return path.join(config.dataDir, NEXT_KEY_FILE_NAME);
 }
 
 /**
@@ -114,7 +160,7 @@ export async function resolveEncryptionKey(
 ): Promise<ResolvedEncryptionKey> {
   if (config.ENCRYPTION_KEY !== undefined) {
     const key = Buffer.from(config.ENCRYPTION_KEY, "base64");
-    return { key, keyId: deriveKeyId(key), source: "env" };
+    return { key, keyId: deriveKeyId(key), ring: [], source: "env" };
   }
   if (!config.embeddedDatabase) {
     throw new ConfigError([
@@ -124,20 +170,23 @@ export async function resolveEncryptionKey(
   }
   const file = keyFilePath(config);
   const existing = await readKeyFile(file, logger);
-  if (existing) return { key: existing, keyId: deriveKeyId(existing), source: "file", file };
+  // A rotation stores its new key first: while it runs (or after it was killed), rows may use it.
+  const next = existing ? await readKeyFile(nextKeyFilePath(config), logger) : undefined;
+  const ring = next ? [next] : [];
+  if (existing) return { key: existing, keyId: deriveKeyId(existing), ring, source: "file", file };
 
   const key = randomBytes(KEY_BYTES);
   const created = await writeKeyFile(file, key, { exclusive: true });
   if (!created) {
     // Another process created it between our read and write: use theirs.
     const theirs = await readKeyFile(file, logger);
-    if (theirs) return { key: theirs, keyId: deriveKeyId(theirs), source: "file", file };
+    if (theirs) return { key: theirs, keyId: deriveKeyId(theirs), ring: [], source: "file", file };
   }
   logger.warn(
     { file, keyId: deriveKeyId(key) },
     "generated an encryption key for stored marketplace keys; back this file up (without it linked keys cannot be read) or set ENCRYPTION_KEY",
   );
-  return { key, keyId: deriveKeyId(key), source: "generated", file };
+  return { key, keyId: deriveKeyId(key), ring: [], source: "generated", file };
 }
 
 async function readKeyFile(file: string, logger: Logger): Promise<Buffer | undefined> {
@@ -192,7 +241,18 @@ export async function writeKeyFile(
       throw err;
     }
   }
+  await syncDir(path.dirname(file));
   return true;
+}
+
+/** Makes a file's creation, rename or removal durable: a kill or power loss cannot undo it. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function isErrno(err: unknown, code: string): boolean {

@@ -81,7 +81,7 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     databaseUrl: ctx.database.url,
     market: ctx.market,
     sender: createDiscordAlertSender(ctx.client, ctx.logger),
-    openKey: (sealed) => ctx.deps.vault.decrypt(sealed),
+    openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
     logger: ctx.logger,
     now: ctx.deps.now,
     metrics: ctx.metrics,

@@ -35,39 +35,41 @@ afterEach(async () => {
 describe("key vault", () => {
   it("GIVEN a key WHEN a value is sealed and opened THEN the original comes back and the envelope hides it", () => {
     const vault = createKeyVault(randomBytes(32));
-    const sealed = vault.encrypt(API_KEY);
-    expect(sealed).toMatch(/^v1:[0-9a-f]{8}:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
+    const sealed = vault.encrypt(API_KEY, 7);
+    expect(sealed).toMatch(/^v2:[0-9a-f]{8}:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
     expect(sealed).not.toContain(API_KEY);
-    expect(vault.decrypt(sealed)).toBe(API_KEY);
+    expect(vault.decrypt(sealed, 7)).toBe(API_KEY);
   });
 
   it("GIVEN the same value sealed twice THEN the ciphertexts differ (fresh IV each time)", () => {
     const vault = createKeyVault(randomBytes(32));
-    expect(vault.encrypt(API_KEY)).not.toBe(vault.encrypt(API_KEY));
+    expect(vault.encrypt(API_KEY, 7)).not.toBe(vault.encrypt(API_KEY, 7));
   });
 
   it("GIVEN a sealed value WHEN one byte of the ciphertext changes THEN decrypting fails as tampered", () => {
     const vault = createKeyVault(randomBytes(32));
-    const parts = vault.encrypt(API_KEY).split(":");
+    const parts = vault.encrypt(API_KEY, 7).split(":");
     const ct = Buffer.from(parts[4] ?? "", "base64");
     ct[0] = (ct[0] ?? 0) ^ 1;
     parts[4] = ct.toString("base64");
-    expect(() => vault.decrypt(parts.join(":"))).toThrow(expect.objectContaining({ kind: "tampered" }));
+    expect(() => vault.decrypt(parts.join(":"), 7)).toThrow(expect.objectContaining({ kind: "tampered" }));
   });
 
   it("GIVEN a sealed value WHEN its tag is altered or it is relabelled THEN decrypting fails", () => {
     const key = randomBytes(32);
     const vault = createKeyVault(key);
-    const parts = vault.encrypt(API_KEY).split(":");
+    const parts = vault.encrypt(API_KEY, 7).split(":");
     const badTag = [...parts];
     badTag[3] = Buffer.alloc(16).toString("base64");
-    expect(() => vault.decrypt(badTag.join(":"))).toThrow(KeyVaultError);
+    expect(() => vault.decrypt(badTag.join(":"), 7)).toThrow(KeyVaultError);
     // Same key, another label: the header is authenticated, so this fails too.
     const relabelled = createKeyVault(key, "otherid");
     const moved = [...parts];
     moved[1] = "otherid";
-    expect(() => relabelled.decrypt(moved.join(":"))).toThrow(expect.objectContaining({ kind: "tampered" }));
-    expect(() => vault.decrypt("garbage")).toThrow(expect.objectContaining({ kind: "malformed" }));
+    expect(() => relabelled.decrypt(moved.join(":"), 7)).toThrow(
+      expect.objectContaining({ kind: "tampered" }),
+    );
+    expect(() => vault.decrypt("garbage", 7)).toThrow(expect.objectContaining({ kind: "malformed" }));
   });
 
   it("GIVEN a value sealed with one key WHEN another key opens it THEN it fails as wrong_key without revealing either", () => {
@@ -75,7 +77,7 @@ describe("key vault", () => {
     const b = createKeyVault(randomBytes(32));
     let caught: unknown;
     try {
-      b.decrypt(a.encrypt(API_KEY));
+      b.decrypt(a.encrypt(API_KEY, 7), 7);
     } catch (err) {
       caught = err;
     }

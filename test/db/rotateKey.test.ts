@@ -6,8 +6,14 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyVault, fingerprint } from "../../src/db/keyVault.ts";
-import { linkUser } from "../../src/db/repos/users.ts";
-import { rotateStoredKeys, runKeyRotation } from "../../src/db/rotateKey.ts";
+import { ensureUser, linkUser } from "../../src/db/repos/users.ts";
+import {
+  assertStoredKeysReadable,
+  resealStoredKeys,
+  runKeyRotation,
+  UnreadableStoredKeyError,
+  upgradeStoredKeys,
+} from "../../src/db/rotateKey.ts";
 import { createLogger } from "../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
 
@@ -25,9 +31,11 @@ afterAll(async () => {
 async function seed(vault: ReturnType<typeof createKeyVault>, prefix: string, n: number) {
   for (let i = 0; i < n; i++) {
     const apiKey = `${prefix}-secret-key-${i}-abcd`;
+    const discordId = `${prefix.length}${String(Date.now()).slice(-8)}${i}${Math.floor(Math.random() * 1e6)}`;
+    const row = await ensureUser(db.prisma, discordId);
     await linkUser(db.prisma, {
-      discordId: `${prefix.length}${String(Date.now()).slice(-8)}${i}${Math.floor(Math.random() * 1e6)}`,
-      encryptedKey: vault.encrypt(apiKey),
+      discordId,
+      encryptedKey: vault.encrypt(apiKey, row.id),
       keyId: vault.keyId,
       keyFingerprint: fingerprint(apiKey),
       platformId: null,
@@ -57,31 +65,83 @@ describe("encryption key rotation", () => {
     const from = createKeyVault(randomBytes(32));
     const to = createKeyVault(randomBytes(32));
     await seed(from, "rot", 5);
-    const first = await rotateStoredKeys({ db: db.prisma, from, to, logger, batchSize: 2 });
-    expect(first).toEqual({ rotated: 5, skipped: 0, failed: 0 });
+    await db.prisma.user.deleteMany({});
+    await seed(from, "rot", 5);
+    const first = await resealStoredKeys({ db: db.prisma, from, to, logger, batchSize: 2 });
+    expect(first).toEqual({ rotated: 5, skipped: 0 });
     const rows = await db.prisma.user.findMany({ where: { encryptedKey: { not: null } } });
     for (const row of rows) {
       expect(row.keyId).toBe(to.keyId);
-      expect(to.decrypt(row.encryptedKey ?? "")).toMatch(/^rot-secret-key-\d-abcd$/);
+      expect(to.decrypt(row.encryptedKey ?? "", row.id)).toMatch(/^rot-secret-key-\d-abcd$/);
     }
-    expect(await rotateStoredKeys({ db: db.prisma, from, to, logger })).toEqual({
-      rotated: 0,
-      skipped: 0,
-      failed: 0,
-    });
+    expect(await resealStoredKeys({ db: db.prisma, from, to, logger })).toEqual({ rotated: 0, skipped: 0 });
   });
 
-  it("GIVEN a key sealed under an unknown key WHEN rotating THEN it is counted as failed and left untouched", async () => {
+  it("GIVEN a key sealed under an unknown key WHEN rotating THEN the run stops at it, says which row, and changes nothing of it", async () => {
+    await db.prisma.user.deleteMany({});
     const stranger = createKeyVault(randomBytes(32));
     const from = createKeyVault(randomBytes(32));
     const to = createKeyVault(randomBytes(32));
     await seed(stranger, "lost", 1);
-    const before = await db.prisma.user.findFirst({ where: { keyId: stranger.keyId } });
-    const result = await rotateStoredKeys({ db: db.prisma, from, to, logger });
-    expect(result.failed).toBeGreaterThanOrEqual(1);
-    expect((await db.prisma.user.findFirst({ where: { id: before?.id ?? 0 } }))?.encryptedKey).toBe(
-      before?.encryptedKey,
+    const before = await db.prisma.user.findFirstOrThrow({ where: { keyId: stranger.keyId } });
+
+    const error = await resealStoredKeys({ db: db.prisma, from, to, logger }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(UnreadableStoredKeyError);
+    expect((error as UnreadableStoredKeyError).userId).toBe(before.id);
+    expect((error as Error).message).toContain(`key ${stranger.keyId}`);
+    expect((await db.prisma.user.findUniqueOrThrow({ where: { id: before.id } })).encryptedKey).toBe(
+      before.encryptedKey,
     );
+  });
+
+  it("GIVEN stored keys sealed with a key the bot does not hold WHEN it starts THEN it refuses, naming the key and the fix", async () => {
+    await db.prisma.user.deleteMany({});
+    const stranger = createKeyVault(randomBytes(32));
+    await seed(stranger, "gone", 2);
+
+    await expect(assertStoredKeysReadable(db.prisma, createKeyVault(randomBytes(32)))).rejects.toThrow(
+      new RegExp(`2 sealed with key ${stranger.keyId}.*ENCRYPTION_KEY`),
+    );
+    await expect(assertStoredKeysReadable(db.prisma, stranger)).resolves.toBe(2);
+  });
+
+  it("GIVEN a sealed key copied to another user's row WHEN opened there THEN it does not open", async () => {
+    const vault = createKeyVault(randomBytes(32));
+    const sealed = vault.encrypt("secret-key-of-user-7", 7);
+
+    expect(vault.decrypt(sealed, 7)).toBe("secret-key-of-user-7");
+    expect(() => vault.decrypt(sealed, 8)).toThrow(/another user|failed authentication/);
+  });
+
+  it("GIVEN rows in the older format (not bound to their user) WHEN the bot starts THEN they are sealed again for their row", async () => {
+    await db.prisma.user.deleteMany({});
+    const key = randomBytes(32);
+    const vault = createKeyVault(key);
+    await seed(vault, "old", 2);
+    // Rewrite both rows as the older format sealed them: v1, bound to the key id only.
+    const { createCipheriv } = await import("node:crypto");
+    for (const row of await db.prisma.user.findMany({ where: { encryptedKey: { not: null } } })) {
+      const iv = randomBytes(12);
+      const c = createCipheriv("aes-256-gcm", key, iv, { authTagLength: 16 });
+      c.setAAD(Buffer.from(`v1:${vault.keyId}`));
+      const ct = Buffer.concat([c.update(`v1-secret-${row.id}`, "utf8"), c.final()]);
+      const sealed = [
+        "v1",
+        vault.keyId,
+        iv.toString("base64"),
+        c.getAuthTag().toString("base64"),
+        ct.toString("base64"),
+      ].join(":");
+      await db.prisma.user.update({ where: { id: row.id }, data: { encryptedKey: sealed } });
+    }
+
+    expect(await upgradeStoredKeys(db.prisma, vault, logger)).toEqual({ rotated: 2, skipped: 0 });
+    for (const row of await db.prisma.user.findMany({ where: { encryptedKey: { not: null } } })) {
+      expect(row.encryptedKey?.startsWith("v2:")).toBe(true);
+      expect(vault.decrypt(row.encryptedKey ?? "", row.id)).toBe(`v1-secret-${row.id}`);
+    }
+    expect(await upgradeStoredKeys(db.prisma, vault, logger)).toEqual({ rotated: 0, skipped: 0 });
   });
 
   it("GIVEN a server database WHEN `db:migrate` and `db:rotate-key` run from the command line THEN both succeed and keys move to NEW_ENCRYPTION_KEY", async () => {
@@ -108,7 +168,7 @@ describe("encryption key rotation", () => {
       expect(rotated.stdout + rotated.stderr).not.toContain(oldKey.toString("base64"));
       const newVault = createKeyVault(newKey);
       const rows = await db.prisma.user.findMany({ where: { encryptedKey: { not: null } } });
-      expect(rows.map((r) => newVault.decrypt(r.encryptedKey ?? ""))).toHaveLength(2);
+      expect(rows.map((r) => newVault.decrypt(r.encryptedKey ?? "", r.id))).toHaveLength(2);
 
       const missing = await cli(
         ["rotate-key"],
@@ -142,7 +202,7 @@ describe("encryption key rotation", () => {
         logger: createLogger({ level: "debug" }, sink),
         db: db.prisma,
       });
-      expect(outcome).toMatchObject({ rotated: 3, failed: 0, newKeyIn: "file" });
+      expect(outcome).toMatchObject({ rotated: 3, newKeyIn: "file" });
       const newKey = Buffer.from(
         (await readFile(path.join(dataDir, "encryption.key"), "utf8")).trim(),
         "base64",
@@ -151,7 +211,9 @@ describe("encryption key rotation", () => {
       expect(newKey.equals(oldKey)).toBe(false);
       const vault = createKeyVault(newKey);
       const rows = await db.prisma.user.findMany({ where: { encryptedKey: { not: null } } });
-      expect(rows.map((r) => vault.decrypt(r.encryptedKey ?? ""))).toHaveLength(3);
+      expect(rows.map((r) => vault.decrypt(r.encryptedKey ?? "", r.id))).toHaveLength(3);
+      // The rotation's pending copy of the new key is gone once every row uses it.
+      await expect(readFile(path.join(dataDir, "encryption.key.next"), "utf8")).rejects.toThrow();
       const log = lines.join("");
       expect(log).not.toContain(newKey.toString("base64"));
       expect(log).not.toContain(oldKey.toString("base64"));

@@ -44,7 +44,7 @@ describe("/account link", () => {
     const stored = await getUserByDiscordId(bot.db.prisma, alice.id);
     expect(stored?.status).toBe("active");
     expect(stored?.encryptedKey).not.toContain(key);
-    expect(stored && stored.encryptedKey && bot.app.vault.decrypt(stored.encryptedKey)).toBe(key);
+    expect(stored && stored.encryptedKey && bot.app.vault.decrypt(stored.encryptedKey, stored.id)).toBe(key);
   });
 
   it("GIVEN the command itself WHEN registered THEN the key is never a visible option", () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addRule } from "../../src/alerts/rules.ts";
 import { createKeyVault } from "../../src/db/keyVault.ts";
-import { linkUser } from "../../src/db/repos/users.ts";
+import { ensureUser, linkUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import { startSandbox, type DemoUser, type Sandbox } from "../../src/sandbox/index.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
@@ -80,9 +80,10 @@ describe("two bot processes on one database (scale-out)", () => {
 
     // alice links her marketplace account (trades are polled for her); bob only watches.
     const vault = createKeyVault(Buffer.from(encryptionKey, "base64"));
+    const aliceRow = await ensureUser(db.prisma, alice.id);
     await linkUser(db.prisma, {
       discordId: alice.id,
-      encryptedKey: vault.encrypt(aliceMarket.apiKey),
+      encryptedKey: vault.encrypt(aliceMarket.apiKey, aliceRow.id),
       keyId: vault.keyId,
       keyFingerprint: vault.fingerprint(aliceMarket.apiKey),
       platformId: aliceMarket.platformId,

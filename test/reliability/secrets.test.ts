@@ -82,8 +82,8 @@ describe("stored keys", () => {
     const raw = JSON.stringify(row, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
     expect(raw).not.toContain(alice.demo.apiKey);
     const sealed = String(row.encrypted_key);
-    expect(sealed).toMatch(/^v1:[0-9a-f]{8}:/);
-    expect(bot.app.vault.decrypt(sealed)).toBe(alice.demo.apiKey);
+    expect(sealed).toMatch(/^v2:[0-9a-f]{8}:/);
+    expect(bot.app.vault.decrypt(sealed, Number(row.id))).toBe(alice.demo.apiKey);
     expect(row.key_id).toBe(bot.app.vault.keyId);
     tally.add("stored rows checked for plaintext keys");
   });
@@ -217,7 +217,7 @@ describe("key rotation", () => {
       logger,
       db: bot.db.prisma,
     });
-    expect(outcome).toMatchObject({ rotated: 5, skipped: 0, failed: 0, newKeyId: newVault.keyId });
+    expect(outcome).toMatchObject({ rotated: 5, skipped: 0, newKeyId: newVault.keyId });
 
     const after = await bot.db.prisma.user.findMany({ where: { encryptedKey: { not: null } } });
     expect(after).toHaveLength(5);
@@ -226,8 +226,8 @@ describe("key rotation", () => {
       const sealed = row.encryptedKey ?? "";
       expect(sealed).not.toBe(was?.encryptedKey);
       expect(row.keyId).toBe(newVault.keyId);
-      expect(newVault.decrypt(sealed)).toBe(plain.get(row.discordId));
-      expect(() => oldVault.decrypt(sealed)).toThrow(KeyVaultError);
+      expect(newVault.decrypt(sealed, row.id)).toBe(plain.get(row.discordId));
+      expect(() => oldVault.decrypt(sealed, row.id)).toThrow(KeyVaultError);
     }
 
     bot = await bot.restart({ env: { ...QUIET, ENCRYPTION_KEY: newKey }, overrides: { logger } });

@@ -271,12 +271,17 @@ export async function listActiveLinkedUsers(
 export async function listUsersNotOnKey(
   db: Db,
   keyId: string,
-  opts: { afterId?: number; limit?: number } = {},
+  opts: { afterId?: number; limit?: number; includeOlderFormat?: boolean } = {},
 ): Promise<KeyedUser[]> {
   const rows = await db.user.findMany({
     where: {
       encryptedKey: { not: null },
-      OR: [{ keyId: null }, { keyId: { not: keyId } }],
+      OR: [
+        { keyId: null },
+        { keyId: { not: keyId } },
+        // Sealed with this key in the older format (not bound to the user): sealed again too.
+        ...(opts.includeOlderFormat ? [{ encryptedKey: { startsWith: "v1:" } }] : []),
+      ],
       id: { gt: opts.afterId ?? 0 },
     },
     orderBy: { id: "asc" },

@@ -90,7 +90,7 @@ export async function startWorld(
         databaseUrl: db.url,
         market,
         sender,
-        openKey: (sealed) => vault.decrypt(sealed),
+        openKey: (sealed, userId) => vault.decrypt(sealed, userId),
         logger,
         ...overrides,
       });
@@ -103,10 +103,12 @@ export async function startWorld(
       return u;
     },
     async linkUser(discordUser, account, settings = {}) {
-      const user = await db.prisma.user.create({
+      // The sealed key is bound to the user's row: the row first, then its key.
+      const row = await db.prisma.user.create({ data: { discordId: discordUser.id, status: "unlinked" } });
+      const user = await db.prisma.user.update({
+        where: { id: row.id },
         data: {
-          discordId: discordUser.id,
-          encryptedKey: vault.encrypt(account.apiKey),
+          encryptedKey: vault.encrypt(account.apiKey, row.id),
           keyId: vault.keyId,
           keyFingerprint: vault.fingerprint(account.apiKey),
           platformId: account.platformId,
