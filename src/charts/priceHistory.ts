@@ -3,6 +3,7 @@ import { createCanvas, type SKRSContext2D } from "@napi-rs/canvas";
 import { Chart, registerables, type ChartConfiguration, type ChartItem, type Plugin } from "chart.js";
 import type { HistoryPoint } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
+import { CHART_FONT_FAMILY, registerChartFont } from "./fonts.ts";
 
 // Discord's dark theme, so the image sits in an embed without a bright box around it.
 const THEME = {
@@ -15,14 +16,16 @@ const THEME = {
   bars: "rgba(148, 155, 164, 0.35)",
   sales: "#f0b232",
 } as const;
-const FONT_FAMILY = "DejaVu Sans, Noto Sans, Liberation Sans, Arial, sans-serif";
+/** The shipped font only: system fonts may be absent (the slim image has none). */
+const FONT_FAMILY = CHART_FONT_FAMILY;
 const MIN_SIDE = 200;
 const MAX_SIDE = 2000;
 const MAX_TITLE = 70;
 const DAY_MS = 86_400_000;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-// Registration is global to chart.js; doing it at module load makes it happen exactly once.
+// Registration is global to chart.js and the canvas; doing it at module load makes it happen once.
+registerChartFont();
 Chart.register(...registerables);
 Chart.defaults.font.family = FONT_FAMILY;
 Chart.defaults.color = THEME.text;

@@ -46,7 +46,42 @@ function days(
   }));
 }
 
+/** Pixels brighter than anything but text (the dark background, grid, line and bars are dimmer). */
+async function brightPixels(
+  png: Buffer,
+  box: { x: number; y: number; w: number; h: number },
+): Promise<number> {
+  const image = await loadImage(png);
+  const canvas = createCanvas(image.width, image.height);
+  const ctx = canvas.getContext("2d");
+  ctx.drawImage(image, 0, 0);
+  const data = ctx.getImageData(box.x, box.y, box.w, box.h).data;
+  let n = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const luma = 0.299 * (data[i] ?? 0) + 0.587 * (data[i + 1] ?? 0) + 0.114 * (data[i + 2] ?? 0);
+    if (luma > 140) n++;
+  }
+  return n;
+}
+
 describe("renderPriceHistoryPng", () => {
+  it("GIVEN the shipped font WHEN a chart is rendered THEN its title and axis areas hold text, whatever fonts the system has", async () => {
+    const png = await renderPriceHistoryPng({
+      name: "Falcon Rifle | Ember Tide (Field Worn)",
+      points: days(30, (i) => 1000 + i * 10),
+    });
+    const short = await renderPriceHistoryPng({ name: "I", points: days(30, (i) => 1000 + i * 10) });
+
+    // Title band: glyphs drawn, and more of them for a longer name (the rest of the band is the same).
+    const titleBand = { x: 0, y: 0, w: 800, h: 45 };
+    const long = await brightPixels(png, titleBand);
+    expect(long).toBeGreaterThan(400);
+    expect(long).toBeGreaterThan((await brightPixels(short, titleBand)) + 300);
+    // Price ticks on the left and date ticks at the bottom.
+    expect(await brightPixels(png, { x: 0, y: 60, w: 70, h: 280 })).toBeGreaterThan(100);
+    expect(await brightPixels(png, { x: 80, y: 360, w: 640, h: 40 })).toBeGreaterThan(100);
+  });
+
   it("GIVEN 30 days of prices WHEN rendered THEN an 800x400 PNG with a dark background and the price line", async () => {
     const png = await renderPriceHistoryPng({
       name: "Falcon Rifle | Ember Tide (Pristine)",
