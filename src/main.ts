@@ -2,12 +2,13 @@
 // playground; with SHARD_COUNT, a ShardingManager), and stop cleanly on SIGINT/SIGTERM.
 import { fileURLToPath } from "node:url";
 import { createApp } from "./app.ts";
-import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import { ConfigError, dropEmptyEnvironment, loadConfig, type Config } from "./config/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { SHARD_PROCESS_FLAG, startShardManager, type ShardManagerHandle } from "./sharding.ts";
 import { installShutdown } from "./shutdown.ts";
 
 async function main(): Promise<void> {
+  dropEmptyEnvironment();
   let config: Config;
   try {
     config = loadConfig();

@@ -1,6 +1,6 @@
 // Configuration rules between variables: a real marketplace needs the operator's key.
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config/index.ts";
+import { ConfigError, dropEmptyEnvironment, loadConfig } from "../src/config/index.ts";
 
 const problemsOf = (env: Record<string, string>): string[] => {
   try {
@@ -55,11 +55,24 @@ describe("configuration", () => {
 
   it("GIVEN a DATABASE_URL without a token WHEN the configuration loads THEN it is refused unless PLAYGROUND=true asks for it", () => {
     const url = "postgresql://bot@db.example:5432/bot";
-    expect(problemsOf({ DATABASE_URL: url })).toEqual([
+    const key = Buffer.alloc(32, 1).toString("base64");
+    expect(problemsOf({ DATABASE_URL: url, ENCRYPTION_KEY: key })).toEqual([
       expect.stringMatching(/^DISCORD_TOKEN: required with DATABASE_URL/),
     ]);
-    expect(problemsOf({ DATABASE_URL: url, PLAYGROUND: "true" })).toEqual([]);
-    expect(problemsOf({ DATABASE_URL: url, DISCORD_TOKEN: "t" })).toEqual([]);
+    expect(problemsOf({ DATABASE_URL: url, ENCRYPTION_KEY: key, PLAYGROUND: "true" })).toEqual([]);
+    expect(problemsOf({ DATABASE_URL: url, ENCRYPTION_KEY: key, DISCORD_TOKEN: "t" })).toEqual([]);
+  });
+
+  it("GIVEN a DATABASE_URL without ENCRYPTION_KEY WHEN the bot's configuration loads THEN it is refused before any database is touched", () => {
+    expect(problemsOf({ DATABASE_URL: "postgresql://bot@db.example:5432/bot", DISCORD_TOKEN: "t" })).toEqual([
+      expect.stringMatching(/^ENCRYPTION_KEY: required with DATABASE_URL/),
+    ]);
+  });
+
+  it("GIVEN empty KEY= lines in the environment WHEN the bot starts THEN they are removed, so libraries reading the environment see them unset", () => {
+    const env: NodeJS.ProcessEnv = { SHARD_COUNT: "", SHARDS: " ", LOG_LEVEL: "info" };
+    expect(dropEmptyEnvironment(env).sort()).toEqual(["SHARDS", "SHARD_COUNT"]);
+    expect(env).toEqual({ LOG_LEVEL: "info" });
   });
 
   it("GIVEN an http MARKET_BASE_URL WHEN it is not on this machine THEN it is refused; loopback is allowed", () => {

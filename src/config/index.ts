@@ -137,6 +137,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * An empty value means "unset" everywhere: `.env` files and compose pass `KEY=` lines through, and
+ * some libraries read the environment themselves (discord.js takes SHARD_COUNT and SHARDS from it;
+ * `SHARD_COUNT=` made it refuse to start). Called first thing at start; returns what it removed.
+ */
+export function dropEmptyEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dropped = Object.keys(env).filter((k) => env[k]?.trim() === "");
+  for (const k of dropped) delete env[k];
+  return dropped;
+}
+
 /** Reads `.env` (if present) under the given environment; real environment variables win. */
 export function readDotenv(cwd: string = process.cwd()): Record<string, string> {
   const file = path.join(cwd, ".env");
@@ -212,6 +223,12 @@ function crossFieldProblems(env: Record<string, unknown>, purpose: "bot" | "tool
         "DISCORD_TOKEN: required with DATABASE_URL (without a token the bot would start the local playground on that database; set PLAYGROUND=true if that is what you want)",
       );
     }
+  }
+  // Checked here, before any database is touched, with every other problem.
+  if (purpose === "bot" && given("DATABASE_URL") && !given("ENCRYPTION_KEY")) {
+    problems.push(
+      "ENCRYPTION_KEY: required with DATABASE_URL; stored marketplace keys are encrypted with it. Generate one with `openssl rand -base64 32` and keep it safe.",
+    );
   }
   // Keys travel in a header: never in clear text over a network.
   const base = given("MARKET_BASE_URL") ? URL.parse(String(env["MARKET_BASE_URL"]).trim()) : null;

@@ -8,9 +8,13 @@ import { REPO_ROOT } from "./support.ts";
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), "utf8");
 const schemaKeys = Object.keys(EnvSchema.shape).sort();
 
+// `KEY=` lines, and `# KEY=value` lines that show a default without overriding it.
 const envExampleKeys = read(".env.example")
   .split("\n")
-  .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
+  .flatMap((line) => /^(?:# )?([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
+
+/** Variables the image sets for itself: .env.example must never set them (only show them commented). */
+const IMAGE_OWNED = ["NODE_ENV", "DATA_DIR", "HTTP_HOST", "HTTP_PORT"];
 
 /** Backticked names in the rows of the README's Configuration table. */
 function readmeConfigKeys(): string[] {
@@ -36,6 +40,14 @@ describe("configuration documentation", () => {
     const documented = readmeConfigKeys();
     const missing = schemaKeys.filter((k) => !documented.includes(k));
     expect(missing).toEqual([]);
+  });
+
+  it("GIVEN .env.example WHEN copied to .env for the image THEN it sets none of the variables the image sets for itself", () => {
+    const set = read(".env.example")
+      .split("\n")
+      .flatMap((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
+    expect(set.filter((k) => IMAGE_OWNED.includes(k))).toEqual([]);
+    for (const k of IMAGE_OWNED) expect(envExampleKeys).toContain(k);
   });
 
   it("GIVEN .env.example and the README table WHEN read THEN they name no variable that neither the bot nor docker-compose.yml uses", () => {
