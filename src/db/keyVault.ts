@@ -150,9 +150,10 @@ export function nextKeyFilePath(config: Pick<Config, "dataDir">): string {
 }
 
 /**
- * ENCRYPTION_KEY when set. Otherwise, with the embedded database, a key kept in
- * `<dataDir>/encryption.key` (generated on first use, 0600); with a server database the key
- * must be configured, since a key on one host's disk would strand the data on the server.
+ * ENCRYPTION_KEY when set. Otherwise a key kept in `<dataDir>/encryption.key` (generated on first
+ * use, 0600): the embedded database's folder, or the compose volume beside its Postgres server.
+ * Several processes on one database must share ENCRYPTION_KEY; the start-up check refuses a
+ * process whose key opens no stored row.
  */
 export async function resolveEncryptionKey(
   config: Pick<Config, "ENCRYPTION_KEY" | "embeddedDatabase" | "dataDir">,
@@ -161,12 +162,6 @@ export async function resolveEncryptionKey(
   if (config.ENCRYPTION_KEY !== undefined) {
     const key = Buffer.from(config.ENCRYPTION_KEY, "base64");
     return { key, keyId: deriveKeyId(key), ring: [], source: "env" };
-  }
-  if (!config.embeddedDatabase) {
-    throw new ConfigError([
-      "ENCRYPTION_KEY: required when DATABASE_URL is set; stored marketplace keys are encrypted with it. " +
-        "Generate one with `openssl rand -base64 32` (or `node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\"`) and keep it safe.",
-    ]);
   }
   const file = keyFilePath(config);
   const existing = await readKeyFile(file, logger);
@@ -183,8 +178,8 @@ export async function resolveEncryptionKey(
     if (theirs) return { key: theirs, keyId: deriveKeyId(theirs), ring: [], source: "file", file };
   }
   logger.warn(
-    { file, keyId: deriveKeyId(key) },
-    "generated an encryption key for stored marketplace keys; back this file up (without it linked keys cannot be read) or set ENCRYPTION_KEY",
+    { file, keyId: deriveKeyId(key), serverDatabase: !config.embeddedDatabase },
+    "generated an encryption key for stored marketplace keys; back this file up (without it linked keys cannot be read) or set ENCRYPTION_KEY (required when several processes share the database)",
   );
   return { key, keyId: deriveKeyId(key), ring: [], source: "generated", file };
 }

@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/index.ts";
 import { KeyVaultError } from "../../src/db/errors.ts";
 import { createKeyVault, fingerprint, resolveEncryptionKey } from "../../src/db/keyVault.ts";
 import { createLogger } from "../../src/log.ts";
@@ -144,13 +143,13 @@ describe("resolveEncryptionKey", () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
-  it("GIVEN a server DATABASE_URL and no ENCRYPTION_KEY THEN a configuration error explains what to set", async () => {
+  it("GIVEN a server DATABASE_URL and no ENCRYPTION_KEY (compose with only a token) THEN a key is kept in the data volume, the same on the next start", async () => {
     const dataDir = await tempDir();
-    const attempt = resolveEncryptionKey(
-      { ENCRYPTION_KEY: undefined, embeddedDatabase: false, dataDir },
-      createLogger({ level: "silent" }),
-    );
-    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-    await expect(attempt).rejects.toThrow(/ENCRYPTION_KEY: required when DATABASE_URL is set/);
+    const config = { ENCRYPTION_KEY: undefined, embeddedDatabase: false, dataDir };
+    const first = await resolveEncryptionKey(config, createLogger({ level: "silent" }));
+    const again = await resolveEncryptionKey(config, createLogger({ level: "silent" }));
+
+    expect(first.source).toBe("generated");
+    expect(again).toMatchObject({ source: "file", keyId: first.keyId });
   });
 });

@@ -39,6 +39,7 @@ const Service = z
     env_file: z.union([z.string(), z.array(z.string())]).optional(),
     volumes: z.array(z.string()).optional(),
     ports: z.array(z.string()).optional(),
+    expose: z.array(z.union([z.string(), z.number()])).optional(),
     healthcheck: Healthcheck.optional(),
     depends_on: z
       .union([
@@ -140,8 +141,9 @@ describe("docker-compose.yml", () => {
     const bot = services.bot as Service;
     const env = environmentOf(bot);
     expect(env.HTTP_HOST, "inside a container the endpoint must listen beyond loopback").toBe("0.0.0.0");
-    const containerPorts = (bot.ports ?? []).map((p) => p.split(":").at(-1));
-    expect(containerPorts).toContain(env.HTTP_PORT);
+    // Health and metrics inside the compose network only: exposed, never published on the host.
+    expect(bot.ports ?? []).toEqual([]);
+    expect((bot.expose ?? []).map(String)).toContain(env.HTTP_PORT);
 
     const dataDir = /^\s*DATA_DIR=(\S+)/m.exec(read("Dockerfile"))?.[1];
     expect(dataDir).toBeDefined();
