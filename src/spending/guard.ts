@@ -13,6 +13,7 @@ import {
 import { getUserById } from "../db/repos/users.ts";
 import type { Db } from "../db/types.ts";
 import { UserFacingError } from "../errors.ts";
+import { isMarketError } from "../market/errors.ts";
 import { formatCents, type Cents } from "../money.ts";
 
 export type { SpendKind };
@@ -266,4 +267,14 @@ export async function releaseClosedOrders(
     released += 1;
   }
   return released;
+}
+
+/**
+ * The request failed: refused means nothing is committed; an answer that was lost (a timeout, a
+ * dropped connection, a 5xx on a write) may still have landed, so it stays counted, unknown,
+ * until the reconciler finds out. Never guessed either way.
+ */
+export async function commitmentFailed(db: Db, c: Commitment, error: unknown): Promise<void> {
+  if (isMarketError(error) && error.mayHaveSucceeded) await commitmentUnknown(db, c, error.kind);
+  else await commitmentRefused(db, c, isMarketError(error) ? error.kind : "unexpected error");
 }

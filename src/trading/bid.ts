@@ -9,10 +9,9 @@ import type { BidReceipt, Listing } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { nowOf, type TradingDeps } from "./deps.ts";
 import {
-  commitmentRefused,
+  commitmentFailed,
   commitmentReleased,
   commitmentStands,
-  commitmentUnknown,
   reserveOrRefuse,
 } from "../spending/guard.ts";
 import { requireCents, requireId } from "./validate.ts";
@@ -73,15 +72,8 @@ export async function placeBid(
   try {
     bid = await deps.market.placeBid(listingId, maxPrice);
   } catch (error) {
-    if (!isMarketError(error) || !error.mayHaveSucceeded) {
-      await commitmentRefused(
-        deps.prisma,
-        commitment,
-        isMarketError(error) ? error.kind : "unexpected error",
-      );
-      throw error;
-    }
-    await commitmentUnknown(deps.prisma, commitment, error.kind);
+    await commitmentFailed(deps.prisma, commitment, error);
+    if (!isMarketError(error) || !error.mayHaveSucceeded) throw error;
     // Unlike a purchase, repeating a bid is safe: the same ceiling simply replaces itself.
     throw new UserFacingError(
       "unknown_outcome",

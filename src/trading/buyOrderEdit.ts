@@ -7,19 +7,13 @@ import type { Cents } from "../money.ts";
 import {
   capsOf,
   checkWithinCaps,
+  commitmentFailed,
   commitmentReleased,
   commitmentStands,
   reserveOrRefuse,
   type CapsView,
 } from "../spending/guard.ts";
-import {
-  findMyOrder,
-  MAX_QUANTITY,
-  MIN_PRICE,
-  settleFailed,
-  toView,
-  type BuyOrderView,
-} from "./buyOrders.ts";
+import { findMyOrder, MAX_QUANTITY, MIN_PRICE, toView, type BuyOrderView } from "./buyOrders.ts";
 import {
   fromHybridProperties,
   isConstraintName,
@@ -90,7 +84,7 @@ export async function editBuyOrder(
       constraints: toFlatConstraints(merged),
     });
   } catch (error) {
-    await settleFailed(deps, commitment, error);
+    await commitmentFailed(deps.prisma, commitment, error);
     throw error;
   }
   await commitmentStands(deps.prisma, commitment, {

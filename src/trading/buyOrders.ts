@@ -1,21 +1,18 @@
 // Standing buy orders: create (after a confirmation of its exposure), list, cancel, and see which
-// orders a listing or an item would meet; editing is in buyOrderEdit.ts. Orders made on the website may be "advanced": they
-// carry the site's filter expression instead of an item name; we show them and change their
-// price and quantity, never their expression.
+// orders a listing or an item would meet; editing is in buyOrderEdit.ts. Orders made on the
+// website may be "advanced": they carry the site's filter expression instead of an item name; we
+// show them and change their price and quantity, never their expression.
 import { invalidOption, UserFacingError } from "../errors.ts";
-import { isMarketError } from "../market/errors.ts";
 import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import {
   capsOf,
   checkWithinCaps,
-  commitmentRefused,
+  commitmentFailed,
   commitmentStands,
-  commitmentUnknown,
   endStanding,
   reserveOrRefuse,
   type CapsView,
-  type Commitment,
 } from "../spending/guard.ts";
 import {
   fromHybridProperties,
@@ -156,21 +153,12 @@ export async function createBuyOrder(
       ...(Object.keys(hybrid).length > 0 ? { hybrid_properties: hybrid } : {}),
     });
   } catch (error) {
-    await settleFailed(deps, commitment, error);
+    await commitmentFailed(deps.prisma, commitment, error);
     throw error;
   }
   await commitmentStands(deps.prisma, commitment, { subjectId: order.id });
   deps.logger.info({ orderId: order.id, maxPrice: v.maxPrice, quantity: v.quantity }, "buy order created");
   return toView(order);
-}
-
-/** Refused: nothing committed. Unanswered: it may stand, so it stays counted until found out. */
-export async function settleFailed(deps: TradingDeps, commitment: Commitment, error: unknown): Promise<void> {
-  if (isMarketError(error) && error.mayHaveSucceeded) {
-    await commitmentUnknown(deps.prisma, commitment, error.kind);
-  } else {
-    await commitmentRefused(deps.prisma, commitment, isMarketError(error) ? error.kind : "unexpected error");
-  }
 }
 
 export interface BuyOrdersPage {

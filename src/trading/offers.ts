@@ -6,10 +6,9 @@ import { isMarketError } from "../market/errors.ts";
 import type { Offer } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import {
-  commitmentRefused,
+  commitmentFailed,
   commitmentReleased,
   commitmentStands,
-  commitmentUnknown,
   reserveOrRefuse,
   type Commitment,
 } from "../spending/guard.ts";
@@ -82,7 +81,7 @@ export async function makeOffer(
     deps.logger.info({ listingId, offerId: offer.id, priceCents }, "offer made");
     return toOfferView(offer);
   } catch (error) {
-    await settleFailedOffer(deps, commitment, error);
+    await commitmentFailed(deps.prisma, commitment, error);
     if (isMarketError(error, "offers_disabled")) {
       // The service also answers code 4 when the listing stopped being available: look again.
       const now = await deps.market.getListing(listingId).catch(() => undefined);
@@ -142,7 +141,7 @@ export async function counterOffer(
   try {
     offer = await deps.market.counterOffer(offerId, priceCents);
   } catch (error) {
-    if (commitment) await settleFailedOffer(deps, commitment, error);
+    if (commitment) await commitmentFailed(deps.prisma, commitment, error);
     throw error;
   }
   if (commitment) await offerStands(deps, commitment, previous, offer);
@@ -170,15 +169,6 @@ async function offerStands(
 ): Promise<void> {
   await commitmentStands(deps.prisma, commitment, { subjectId: offer.contract_id });
   if (previous) await commitmentReleased(deps.prisma, previous, "replaced by a new offer");
-}
-
-/** Refused: nothing committed. Unanswered: it may stand, so it stays counted until found out. */
-async function settleFailedOffer(deps: TradingDeps, commitment: Commitment, error: unknown): Promise<void> {
-  if (isMarketError(error) && error.mayHaveSucceeded) {
-    await commitmentUnknown(deps.prisma, commitment, error.kind);
-  } else {
-    await commitmentRefused(deps.prisma, commitment, isMarketError(error) ? error.kind : "unexpected error");
-  }
 }
 
 export interface OffersPage {
