@@ -1,17 +1,20 @@
 // Entry point: load the configuration, start the bot (or, without a Discord token, the browser
 // playground; with SHARD_COUNT, a ShardingManager), and stop cleanly on SIGINT/SIGTERM.
+// First, before any library loads: empty variables are removed from the environment.
+import "./config/emptyMeansUnset.ts";
 import { fileURLToPath } from "node:url";
 import { createApp } from "./app.ts";
-import { ConfigError, dropEmptyEnvironment, loadConfig, type Config } from "./config/index.ts";
+import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import { hasEmbeddedPostgres } from "./db/embedded.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { SHARD_PROCESS_FLAG, startShardManager, type ShardManagerHandle } from "./sharding.ts";
 import { installShutdown } from "./shutdown.ts";
 
 async function main(): Promise<void> {
-  dropEmptyEnvironment();
   let config: Config;
   try {
-    config = loadConfig();
+    // Every problem at once, before anything connects (database, Discord, marketplace).
+    config = loadConfig(undefined, undefined, "bot", { embeddedPostgres: hasEmbeddedPostgres() });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\nSee .env.example for every setting.\n`);
