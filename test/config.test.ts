@@ -69,6 +69,24 @@ describe("configuration", () => {
     expect(env).toEqual({ LOG_LEVEL: "info" });
   });
 
+  it("GIVEN an installation without the embedded Postgres (the Docker image) WHEN DATABASE_URL is unset or empty THEN it is listed with every other problem", () => {
+    const without = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, "/tmp", "bot", { embeddedPostgres: false });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    };
+    expect(without({ DISCORD_TOKEN: "t", DATABASE_URL: "", HTTP_PORT: "http" })).toEqual([
+      expect.stringMatching(/^HTTP_PORT: /),
+      expect.stringMatching(/^DATABASE_URL: required here: this installation has no embedded Postgres/),
+    ]);
+    expect(without({ DISCORD_TOKEN: "t", DATABASE_URL: "postgresql://bot@db:5432/bot" })).toEqual([]);
+    expect(problemsOf({ DISCORD_TOKEN: "t" }), "npm start keeps the embedded Postgres").toEqual([]);
+  });
+
   it("GIVEN an http MARKET_BASE_URL WHEN it is not on this machine THEN it is refused; loopback is allowed", () => {
     const withKey = (url: string) => problemsOf({ MARKET_BASE_URL: url, MARKET_API_KEY: "k" });
     expect(withKey("http://market.example/api/v1")).toEqual([

@@ -170,11 +170,18 @@ function unsetOf<T extends Partial<Env>>(defaults: T, given: Record<string, unkn
   return Object.fromEntries(Object.entries(defaults).filter(([k]) => given[k] === undefined)) as Partial<T>;
 }
 
+/** What this installation holds, where it bears on the configuration. */
+export interface Installation {
+  /** False where the embedded Postgres is not installed (the Docker image): DATABASE_URL is then required. */
+  readonly embeddedPostgres?: boolean;
+}
+
 export function loadConfig(
   env: Record<string, string | undefined> = { ...readDotenv(), ...process.env },
   cwd: string = process.cwd(),
   /** "tool": a command-line tool (migrate, rotate a key) that never starts a playground. */
   purpose: "bot" | "tool" = "bot",
+  installation: Installation = {},
 ): Config {
   const known = Object.fromEntries(
     Object.keys(EnvSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
@@ -186,6 +193,7 @@ export function loadConfig(
       ? []
       : parsed.error.issues.map((i) => `${i.path.join(".") || "(environment)"}: ${i.message}`)),
     ...crossFieldProblems(known, purpose),
+    ...installationProblems(known, installation),
   ];
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
@@ -232,6 +240,17 @@ function crossFieldProblems(env: Record<string, unknown>, purpose: "bot" | "tool
     );
   }
   return problems;
+}
+
+/** Settings this installation cannot do without (reported with every other problem, before any connection). */
+function installationProblems(env: Record<string, unknown>, installation: Installation): string[] {
+  const databaseUrl = typeof env["DATABASE_URL"] === "string" ? env["DATABASE_URL"].trim() : "";
+  if (installation.embeddedPostgres === false && databaseUrl === "") {
+    return [
+      "DATABASE_URL: required here: this installation has no embedded Postgres (the Docker image leaves it out; docker-compose.yml sets DATABASE_URL to its Postgres service)",
+    ];
+  }
+  return [];
 }
 
 function isLoopback(hostname: string): boolean {

