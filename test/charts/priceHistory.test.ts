@@ -1,6 +1,7 @@
 // Price-history chart: always a valid PNG of the asked size, dark background, and the summary numbers.
 import { describe, expect, it } from "vitest";
-import { createCanvas, loadImage } from "@napi-rs/canvas";
+import { createCanvas, GlobalFonts, loadImage } from "@napi-rs/canvas";
+import { CHART_FONT_FAMILY } from "../../src/charts/fonts.ts";
 import type { HistoryPoint } from "../../src/market/schemas.ts";
 import { renderPriceHistoryPng, summarizeHistory } from "../../src/charts/priceHistory.ts";
 
@@ -64,22 +65,65 @@ async function brightPixels(
   return n;
 }
 
+/** The same chart with every glyph left out: the canvas's fillText and strokeText draw nothing meanwhile. */
+async function renderWithoutText(input: Parameters<typeof renderPriceHistoryPng>[0]): Promise<Buffer> {
+  const proto = Object.getPrototypeOf(createCanvas(1, 1).getContext("2d")) as {
+    fillText: unknown;
+    strokeText: unknown;
+  };
+  const { fillText, strokeText } = proto;
+  proto.fillText = () => undefined;
+  proto.strokeText = () => undefined;
+  try {
+    return await renderPriceHistoryPng(input);
+  } finally {
+    proto.fillText = fillText;
+    proto.strokeText = strokeText;
+  }
+}
+
+/** Pixels of `box` that differ between two PNGs of the same size (any channel by more than 24). */
+async function differingPixels(
+  a: Buffer,
+  b: Buffer,
+  box: { x: number; y: number; w: number; h: number },
+): Promise<number> {
+  const read = async (png: Buffer) => {
+    const image = await loadImage(png);
+    const canvas = createCanvas(image.width, image.height);
+    const ctx = canvas.getContext("2d");
+    ctx.drawImage(image, 0, 0);
+    return ctx.getImageData(box.x, box.y, box.w, box.h).data;
+  };
+  const [pa, pb] = await Promise.all([read(a), read(b)]);
+  let n = 0;
+  for (let i = 0; i < pa.length; i += 4) {
+    if ([0, 1, 2].some((k) => Math.abs((pa[i + k] ?? 0) - (pb[i + k] ?? 0)) > 24)) n++;
+  }
+  return n;
+}
+
 describe("renderPriceHistoryPng", () => {
-  it("GIVEN the shipped font WHEN a chart is rendered THEN its title and axis areas hold text, whatever fonts the system has", async () => {
-    const png = await renderPriceHistoryPng({
+  it("GIVEN the shipped font WHEN a chart is rendered THEN its title and axis areas differ from a text-free render of the same chart", async () => {
+    expect(GlobalFonts.has(CHART_FONT_FAMILY), "the shipped font is registered").toBe(true);
+    const input = {
       name: "Falcon Rifle | Ember Tide (Field Worn)",
       points: days(30, (i) => 1000 + i * 10),
-    });
-    const short = await renderPriceHistoryPng({ name: "I", points: days(30, (i) => 1000 + i * 10) });
-
-    // Title band: glyphs drawn, and more of them for a longer name (the rest of the band is the same).
+    };
+    const png = await renderPriceHistoryPng(input);
+    const bare = await renderWithoutText(input);
     const titleBand = { x: 0, y: 0, w: 800, h: 45 };
-    const long = await brightPixels(png, titleBand);
-    expect(long).toBeGreaterThan(400);
-    expect(long).toBeGreaterThan((await brightPixels(short, titleBand)) + 300);
-    // Price ticks on the left and date ticks at the bottom.
-    expect(await brightPixels(png, { x: 0, y: 60, w: 70, h: 280 })).toBeGreaterThan(100);
-    expect(await brightPixels(png, { x: 80, y: 360, w: 640, h: 40 })).toBeGreaterThan(100);
+    const priceTicks = { x: 0, y: 60, w: 70, h: 280 };
+    const dateTicks = { x: 80, y: 360, w: 640, h: 40 };
+
+    // The text-free render really has none: nothing bright in its title band.
+    expect(await brightPixels(bare, titleBand)).toBe(0);
+    expect(await differingPixels(png, bare, titleBand)).toBeGreaterThan(400);
+    expect(await differingPixels(png, bare, priceTicks)).toBeGreaterThan(100);
+    expect(await differingPixels(png, bare, dateTicks)).toBeGreaterThan(100);
+    // Glyphs, not a smudge: a longer title draws more of them.
+    const short = await renderPriceHistoryPng({ ...input, name: "I" });
+    expect(await brightPixels(png, titleBand)).toBeGreaterThan((await brightPixels(short, titleBand)) + 300);
   });
 
   it("GIVEN 30 days of prices WHEN rendered THEN an 800x400 PNG with a dark background and the price line", async () => {
