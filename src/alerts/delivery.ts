@@ -96,6 +96,8 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   const log = opts.logger.child({ module: "alerts.delivery" });
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const leaseMs = opts.leaseMs ?? 60_000;
+  /** When the current pass claimed its rows (local clock): how old their leases are. */
+  let passStartedAt = Date.now();
   let tagOnce: Promise<string> | undefined;
   const tag = (): Promise<string> => {
     tagOnce ??= installTag(opts.prisma).catch((error: unknown) => {
@@ -176,8 +178,10 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       target = { kind: "dm", userId: row.discordUserId };
     }
 
-    // The pass may have run long (Discord's waits): never send a row whose lease ran out.
-    if (!(await renewLease(opts.prisma, row.id, workerId, leaseMs))) {
+    // A pass that has run long (Discord's waits) renews each row's lease before sending it, and
+    // never sends a row whose lease ran out; early in a pass the claim's own lease is ample.
+    const renew = Date.now() - passStartedAt > leaseMs / 3;
+    if (renew && !(await renewLease(opts.prisma, row.id, workerId, leaseMs))) {
       log.warn(ctx, "lease on an alert ran out before sending; left to its new owner");
       return;
     }
@@ -271,6 +275,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         released: 0,
       };
       await releaseFinishedQuietHours(result);
+      passStartedAt = Date.now();
       const rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
       result.claimed = rows.length;
       if (rows.length > 0) {
