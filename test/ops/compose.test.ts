@@ -1,6 +1,9 @@
 // docker-compose.yml against a subset of the Compose schema and against the rest of the repository
-// (.env.example, the Dockerfile, the shutdown watchdog): Docker cannot run here, so this is its check.
-import { readFileSync } from "node:fs";
+// (.env.example, the Dockerfile, the shutdown watchdog), and through a real Compose implementation's
+// `config` where one is installed (`npm run test:docker` runs the image itself).
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
@@ -156,9 +159,67 @@ describe("docker-compose.yml", () => {
     expect(url.pathname).toBe(`/${dbEnv.POSTGRES_DB}`);
   });
 
+  it("GIVEN any service WHEN the stack is up THEN nothing is published on the host (health, metrics and Postgres stay inside the network)", () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.ports ?? [], `${name} publishes a port`).toEqual([]);
+    }
+  });
+
+  it("GIVEN the image's HEALTHCHECK WHEN compose runs the bot THEN it probes the port the bot listens on", () => {
+    const dockerfile = read("Dockerfile");
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD .*\/healthz/m);
+    expect(dockerfile).toMatch(/process\.env\.HTTP_PORT/);
+    expect(services.bot?.healthcheck, "the image's own HEALTHCHECK is kept").toBeUndefined();
+  });
+
   it("GIVEN docker stop WHEN the bot shuts down THEN the grace period outlasts its own shutdown watchdog", () => {
     const grace = services.bot?.stop_grace_period;
     expect(grace).toBeDefined();
     expect(seconds(grace ?? "0s")).toBeGreaterThan(SHUTDOWN_TIMEOUT_MS / 1000);
+  });
+});
+
+/** A Compose implementation on this machine: `docker compose` (v2) or `docker-compose` (v1). */
+function composeCommand(): string[] | undefined {
+  for (const cmd of [["docker", "compose"], ["docker-compose"]]) {
+    const probe = spawnSync(cmd[0] as string, [...cmd.slice(1), "version"], { stdio: "ignore" });
+    if (probe.status === 0) return cmd;
+  }
+  return undefined;
+}
+
+const composeCli = composeCommand();
+
+describe.skipIf(composeCli === undefined)("docker-compose.yml read by Compose itself", () => {
+  it("GIVEN .env copied from .env.example WHEN Compose resolves the file THEN it accepts it, the bot gets the compose database and the image's own settings, and nothing is published", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "compose-config-"));
+    try {
+      copyFileSync(path.join(REPO_ROOT, "docker-compose.yml"), path.join(dir, "docker-compose.yml"));
+      copyFileSync(path.join(REPO_ROOT, ".env.example"), path.join(dir, ".env"));
+      const [cmd, ...args] = composeCli ?? [];
+      const out = execFileSync(cmd as string, [...args, "config"], {
+        cwd: dir,
+        encoding: "utf8",
+        // Only the .env file speaks: no variable from the test's own environment.
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      });
+      const resolved = parseYaml(out) as {
+        services: Record<
+          string,
+          { environment?: Record<string, string>; ports?: unknown[]; stop_grace_period?: string }
+        >;
+      };
+      const bot = resolved.services.bot;
+      expect(bot?.environment?.DATABASE_URL).toBe("postgresql://bot:bot@db:5432/bot");
+      // .env.example sets none of what the image sets for itself; compose sets HTTP_* to the same.
+      for (const k of ["NODE_ENV", "DATA_DIR"]) expect(bot?.environment ?? {}).not.toHaveProperty(k);
+      expect(bot?.environment?.HTTP_HOST).toBe("0.0.0.0");
+      for (const [name, service] of Object.entries(resolved.services)) {
+        expect(service.ports ?? [], `${name} publishes a port`).toEqual([]);
+      }
+      expect(seconds(bot?.stop_grace_period ?? "0s")).toBeGreaterThan(SHUTDOWN_TIMEOUT_MS / 1000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
