@@ -87,6 +87,23 @@ describe("configuration", () => {
     expect(problemsOf({ DISCORD_TOKEN: "t" }), "npm start keeps the embedded Postgres").toEqual([]);
   });
 
+  it("GIVEN SHARD_COUNT without a shared database and marketplace WHEN the configuration loads THEN both are listed with the other problems, before anything starts", () => {
+    expect(problemsOf({ DISCORD_TOKEN: "t", SHARD_COUNT: "2", LOG_LEVEL: "loud" })).toEqual([
+      expect.stringMatching(/^LOG_LEVEL: /),
+      expect.stringMatching(/^DATABASE_URL: required with SHARD_COUNT/),
+      expect.stringMatching(/^MARKET_BASE_URL: required with SHARD_COUNT/),
+    ]);
+    const shared = {
+      DISCORD_TOKEN: "t",
+      SHARD_COUNT: "auto",
+      DATABASE_URL: "postgresql://bot@db.example:5432/bot",
+      MARKET_BASE_URL: "https://market.example/api/v1",
+      MARKET_API_KEY: "k",
+    };
+    expect(problemsOf(shared)).toEqual([]);
+    expect(problemsOf({ SHARD_COUNT: "2" }), "the playground ignores SHARD_COUNT").toEqual([]);
+  });
+
   it("GIVEN an http MARKET_BASE_URL WHEN it is not on this machine THEN it is refused; loopback is allowed", () => {
     const withKey = (url: string) => problemsOf({ MARKET_BASE_URL: url, MARKET_API_KEY: "k" });
     expect(withKey("http://market.example/api/v1")).toEqual([

@@ -232,6 +232,20 @@ function crossFieldProblems(env: Record<string, unknown>, purpose: "bot" | "tool
       );
     }
   }
+  // Shards are separate processes: they can share a database server and a marketplace, not
+  // in-process ones (the playground, without a token, ignores SHARD_COUNT).
+  if (purpose === "bot" && given("SHARD_COUNT") && given("DISCORD_TOKEN")) {
+    if (!given("DATABASE_URL")) {
+      problems.push(
+        "DATABASE_URL: required with SHARD_COUNT (every shard process must use the same database)",
+      );
+    }
+    if (!given("MARKET_BASE_URL")) {
+      problems.push(
+        "MARKET_BASE_URL: required with SHARD_COUNT (each shard would otherwise run a sandbox of its own)",
+      );
+    }
+  }
   // Keys travel in a header: never in clear text over a network.
   const base = given("MARKET_BASE_URL") ? URL.parse(String(env["MARKET_BASE_URL"]).trim()) : null;
   if (base !== null && base.protocol !== "https:" && !isLoopback(base.hostname)) {
