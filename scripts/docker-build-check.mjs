@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Docker cannot run everywhere we test: this replays the Dockerfile without it. It parses the
-// Dockerfile, runs the build stage's steps in a clean temporary folder (COPY honouring
-// .dockerignore, npm ci, npm run build, npm prune), assembles the runtime stage from it, and checks
-// that the image would start: CMD's file exists, migrations are where the compiled migrator looks,
-// dev dependencies are gone, and `node <CMD>` with a bad environment prints the configuration error.
+// Docker cannot run everywhere we test: this replays the Dockerfile without it (where an engine
+// exists, `npm run test:docker` runs the image itself). It parses the Dockerfile, runs each stage's
+// steps in clean temporary folders (COPY honouring .dockerignore, npm ci, npm run build, the
+// production install), assembles the runtime stage, and checks that the image would start: CMD's
+// file exists, migrations are where the compiled migrator looks, dev dependencies are gone, and
+// `node <CMD>` with a bad environment prints the configuration error.
 //
 //   node scripts/docker-build-check.mjs [--out <folder>]   (--out keeps the assembled stages there)
 //
