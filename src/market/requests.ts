@@ -75,6 +75,10 @@ const NewListingFields = z.object({
 export const NewListing = NewListingFields.refine((l) => l.type === "auction" || l.price !== undefined, {
   message: "a buy-now listing needs a price",
   path: ["price"],
+}).refine((l) => l.type !== "auction" || l.duration_days !== undefined, {
+  // The live service refuses an auction without it (its own docs): never let one leave without.
+  message: "an auction needs duration_days",
+  path: ["duration_days"],
 });
 export type NewListing = z.input<typeof NewListing>;
 

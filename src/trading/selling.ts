@@ -75,11 +75,24 @@ function requireDuration(days: number): AuctionDuration {
   return found;
 }
 
-export async function listItem(deps: MarketDeps, input: ListItemInput): Promise<ListingSummary> {
+/** A new listing as the confirmation shows it: for an auction, the duration that was sent. */
+export interface ListedItem extends ListingSummary {
+  durationDays: AuctionDuration | undefined;
+}
+
+export async function listItem(deps: MarketDeps, input: ListItemInput): Promise<ListedItem> {
   const body = toNewListing(input);
   const listing = await deps.market.createListing(body);
-  deps.logger.info({ listingId: listing.id, type: listing.type, priceCents: listing.price }, "item listed");
-  return toListingSummary(listing);
+  deps.logger.info(
+    {
+      listingId: listing.id,
+      type: listing.type,
+      priceCents: listing.price,
+      durationDays: body.duration_days,
+    },
+    "item listed",
+  );
+  return { ...toListingSummary(listing), durationDays: body.duration_days };
 }
 
 const AUCTION_REPRICE = "An auction cannot be repriced once bidding has opened.";

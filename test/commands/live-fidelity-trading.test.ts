@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => stopTradingBot(bot, market));
 
 describe("live fidelity: trading through Discord", () => {
-  it("GIVEN the live service requires duration_days WHEN alice lists an auction without choosing one THEN it is listed for the default 7 days", async () => {
+  it("GIVEN the live service requires duration_days WHEN alice lists an auction without choosing one THEN it is listed for the default 7 days, and the confirmation says so", async () => {
     const [asset] = bot.sandbox.control.inventory(alice.demo.platformId);
     if (!asset) throw new Error("alice needs an asset");
 
@@ -36,12 +36,30 @@ describe("live fidelity: trading through Discord", () => {
     );
 
     expect(textOf(reply)).toContain("Listed");
+    expect(textOf(reply)).toMatch(/Duration\W+7 days/);
     const id = /Listing (\d+)/.exec(textOf(reply))?.[1] ?? "";
     const listing = await market.as(alice).getListing(id);
     const days =
       (Date.parse(listing.auction_details?.expires_at ?? "") - Date.parse(listing.created_at ?? "")) /
       86_400_000;
     expect(Math.round(days)).toBe(7);
+  });
+
+  it("GIVEN alice chooses 3 days WHEN she lists an auction THEN the confirmation and the auction both say 3 days", async () => {
+    const [, asset] = bot.sandbox.control.inventory(alice.demo.platformId);
+    if (!asset) throw new Error("alice needs a second asset");
+
+    const reply = await answer(
+      bot.double.slash(alice, "sell list", { asset, type: "auction", price: "4.00", duration_days: 3 }),
+    );
+
+    expect(textOf(reply)).toMatch(/Duration\W+3 days/);
+    const id = /Listing (\d+)/.exec(textOf(reply))?.[1] ?? "";
+    const listing = await market.as(alice).getListing(id);
+    const days =
+      (Date.parse(listing.auction_details?.expires_at ?? "") - Date.parse(listing.created_at ?? "")) /
+      86_400_000;
+    expect(Math.round(days)).toBe(3);
   });
 
   it("GIVEN the live service honours only the JSON sticker form WHEN alice searches by sticker and slot THEN only listings with it show", async () => {

@@ -200,6 +200,18 @@ describe("request bodies", () => {
     });
   });
 
+  it("GIVEN an auction without duration_days WHEN listed alone or in bulk THEN it is refused before any request, naming the field", async () => {
+    const api = client.forKey(KEY);
+    const auction = { asset_id: "557", type: "auction", reserve_price: 100 } as const;
+
+    const single = await rejectionOf(api.createListing(auction));
+    const bulk = await rejectionOf(api.bulkList([{ asset_id: "558", price: 300 }, auction]));
+
+    expect(single).toMatchObject({ kind: "invalid_argument", zodPath: ["duration_days"] });
+    expect(bulk).toMatchObject({ kind: "invalid_argument", zodPath: ["items", 1, "duration_days"] });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("GIVEN buying, bidding, offers and trade calls WHEN sent THEN bodies carry ids and cents", async () => {
     server.on("POST", "/listings/buy", { json: { data: [fixtures.trade("9100", { contract_id: "1001" })] } });
     server.on("POST", "/listings/1001/bid", { json: fixtures.bid() });

@@ -52,11 +52,26 @@ describe("listItem", () => {
       durationDays: 3,
     });
 
-    expect(summary.type).toBe("auction");
+    expect(summary).toMatchObject({ type: "auction", durationDays: 3 });
     expect(summary.auction?.reservePriceCents).toBe(500);
     const days = ((summary.auction?.expiresAt?.getTime() ?? 0) - world.sandbox.control.now()) / 86_400_000;
     expect(days).toBeGreaterThan(2.99);
     expect(days).toBeLessThanOrEqual(3);
+  });
+
+  it("GIVEN an auction without a chosen duration WHEN listed THEN the default 7 days is sent, reported and applied", async () => {
+    const seller = await world.trader();
+
+    const summary = await listItem(seller.deps, {
+      assetId: asset(seller),
+      type: "auction",
+      reservePriceCents: 700,
+    });
+
+    expect(summary.durationDays).toBe(7);
+    const days = ((summary.auction?.expiresAt?.getTime() ?? 0) - world.sandbox.control.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.99);
+    expect(days).toBeLessThanOrEqual(7);
   });
 
   it.each([

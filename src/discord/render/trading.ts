@@ -192,7 +192,11 @@ export function offersPageMessage(
 
 // ---- selling --------------------------------------------------------------------------------
 
-export function listingResultEmbed(l: ListingSummary, title: string): APIEmbed {
+/** A listing just made or changed; `durationDays` is what a new auction was listed for. */
+export function listingResultEmbed(
+  l: ListingSummary & { durationDays?: number | undefined },
+  title: string,
+): APIEmbed {
   const fields: { name: string; value: string; inline?: boolean }[] = [];
   if (l.type === "auction") {
     fields.push({
@@ -200,6 +204,13 @@ export function listingResultEmbed(l: ListingSummary, title: string): APIEmbed {
       value: `**${money(l.auction?.reservePriceCents ?? l.priceCents)}**`,
       inline: true,
     });
+    if (l.durationDays !== undefined) {
+      fields.push({
+        name: "Duration",
+        value: `${l.durationDays} day${l.durationDays === 1 ? "" : "s"}`,
+        inline: true,
+      });
+    }
     if (l.auction?.expiresAt)
       fields.push({ name: "Ends", value: relativeTime(l.auction.expiresAt), inline: true });
   } else {
