@@ -4,7 +4,7 @@
 // built-in sandbox marketplace: healthy, registers commands, answers a slash command, draws a chart
 // with text, delivers an alert, and stops gracefully. Reports build time, image size and
 // start-to-healthy time.
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -23,6 +23,15 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const IMAGE = "market-alerts-bot:test";
 const NAME = `market-alerts-bot-test-${process.pid}`;
 const MAX_IMAGE_MB = 300;
+
+/** Whether a Docker engine answers here; without one the test says so and is skipped. */
+const engine =
+  spawnSync("docker", ["info", "--format", "{{.ServerVersion}}"], { stdio: "ignore" }).status === 0;
+if (!engine) {
+  console.warn(
+    "notice: no Docker engine answers here (`docker info` failed): the image test is skipped. See README, Running with Docker.",
+  );
+}
 
 let double: DiscordDouble;
 let db: EmptyDatabase;
@@ -104,11 +113,7 @@ async function logLines(name: string): Promise<Record<string, unknown>[]> {
 }
 
 beforeAll(async () => {
-  await docker("info", "--format", "{{.ServerVersion}}").catch(() => {
-    throw new Error(
-      "no Docker engine answers: `npm run test:docker` needs one (see README, Running with Docker)",
-    );
-  });
+  if (!engine) return;
   const started = Date.now();
   await run("docker", ["build", "-q", "-t", IMAGE, "."], {
     cwd: ROOT,
@@ -123,13 +128,14 @@ beforeAll(async () => {
 }, 10 * 60_000);
 
 afterAll(async () => {
+  if (!engine) return;
   for (const name of containers) await docker("rm", "-f", "-v", name).catch(() => undefined);
   await double?.close();
   await db?.close();
   console.log(`docker image: ${JSON.stringify(timings)}`);
 });
 
-describe("the production image on a real engine", () => {
+describe.skipIf(!engine)("the production image on a real engine", () => {
   it("GIVEN the built image WHEN looked inside THEN it holds compiled JavaScript and production dependencies only, runs as a non-root user, and weighs at most 300 MB", async () => {
     expect(timings["image MB"]).toBeLessThanOrEqual(MAX_IMAGE_MB);
     expect(await docker("image", "inspect", "-f", "{{.Config.User}}", IMAGE)).toBe("node");
