@@ -666,7 +666,8 @@ function errorKind(route: RouteName, status: number, code: number | undefined): 
   if (status >= 500) return "upstream";
   if (status === 400 && route === "createOffer" && code === 4) return "offers_disabled";
   // A refused purchase: 400 (spec), or 422 with code 6 (stale or sold) or 15 (price changed), as a
-  // live-tested client's error constants say. The caller re-reads the listing to tell why.
+  // live-tested client's error constants say. Any 422 here is taken as a refusal: nothing was
+  // bought either way, and the caller re-reads the listing to tell why.
   if (route === "buyListings" && (status === 400 || status === 422)) return "stale_purchase";
   if (status >= 400) return "bad_request";
   // 1xx/3xx (an unasked-for 304, a redirect): nothing we can read.

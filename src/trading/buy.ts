@@ -278,11 +278,11 @@ async function resolveFailedPurchase(deps: TradingDeps, f: FailedPurchase): Prom
     throw new UserFacingError("already_sold", soldMessage(now.state), { listingId });
   if (now && now.price !== f.expected) throw priceChanged(listingId, f.expected, now.price);
   if (now === undefined) {
-    throw new UserFacingError(
-      "price_changed",
-      "The listing changed or sold before the purchase went through; nothing was bought.",
-      { listingId },
-    );
+    // Unreadable now: the refusal's own code is all there is to say why.
+    throw new UserFacingError("price_changed", refusedWithoutListing(error.code), {
+      listingId,
+      code: error.code,
+    });
   }
   // Still listed at the same price: the refusal was about something else (balance, account).
   throw new UserFacingError(
@@ -290,6 +290,18 @@ async function resolveFailedPurchase(deps: TradingDeps, f: FailedPurchase): Prom
     `The marketplace refused the purchase${error.serviceMessage ? `: ${error.serviceMessage}` : ""}. Nothing was bought.`,
     { listingId, code: error.code },
   );
+}
+
+/** Live refusal codes of a purchase (api-notes): 6 stale or sold, 15 the price changed. */
+const REFUSED_SOLD = 6;
+const REFUSED_PRICE_CHANGED = 15;
+
+function refusedWithoutListing(code: number | undefined): string {
+  if (code === REFUSED_PRICE_CHANGED)
+    return "The price changed before the purchase went through; nothing was bought. Run /buy again to see the new price.";
+  if (code === REFUSED_SOLD)
+    return "The listing sold or was taken off the market before the purchase went through; nothing was bought.";
+  return "The listing changed or sold before the purchase went through; nothing was bought.";
 }
 
 async function resolveUncertainPurchase(

@@ -89,6 +89,32 @@ describe("HTTP statuses", () => {
     expect(error.mayHaveSucceeded).toBe(false);
   });
 
+  it.each([
+    [6, "listing is no longer available"],
+    [15, "total_price does not match"],
+  ])(
+    "GIVEN a purchase answered 422 with code %i WHEN buying THEN stale_purchase with the code, sent once, nothing may have landed",
+    async (code, message) => {
+      server.on("POST", "/listings/buy", { status: 422, json: { code, message } });
+
+      const error = await marketError(
+        client.forKey(KEY).buyListings({ contract_ids: ["1001"], total_price: 1000 }),
+      );
+
+      expect(error).toMatchObject({ kind: "stale_purchase", status: 422, code, serviceMessage: message });
+      expect(error.mayHaveSucceeded).toBe(false);
+      expect(server.requestsTo("POST", "/listings/buy")).toHaveLength(1);
+    },
+  );
+
+  it("GIVEN a 422 on another route WHEN bidding THEN a plain bad_request, not a refused purchase", async () => {
+    server.on("POST", "/listings/1001/bid", { status: 422, json: { code: 6, message: "stale" } });
+
+    const error = await marketError(client.forKey(KEY).placeBid("1001", 500));
+
+    expect(error.kind).toBe("bad_request");
+  });
+
   it("GIVEN a 400 with a service message WHEN listing THEN bad_request carries the message", async () => {
     server.on("POST", "/listings", {
       status: 400,
