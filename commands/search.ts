@@ -139,20 +139,25 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
   itemNames(ctx.deps).remember(page.listings.map((l) => l.itemName));
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const sort = ref.query.sortBy ?? "best_deal";
+  const seller = page.sellerFilter;
   const sellerNote =
-    page.sellerFilter === undefined
+    seller === undefined
       ? ""
-      : `\nOnly seller \`${page.sellerFilter.sellerId}\`'s listings among the ${page.sellerFilter.scanned} on this page: the marketplace does not filter by seller, so other pages may hold more. /stall shows a seller's whole public stall.`;
+      : `\nOnly seller \`${seller.sellerId}\`'s listings among the ${seller.scanned} on this page: the marketplace does not filter by seller, so other pages may hold more. /stall shows a seller's whole public stall.`;
+  // With a seller, an empty page only says none of this page's listings were theirs.
+  const empty =
+    seller !== undefined && seller.scanned > 0
+      ? `${seller.scanned === 1 ? "The one listing on this page is not" : `None of the ${seller.scanned} listings on this page are`} seller \`${seller.sellerId}\`'s.${page.cursor === undefined ? "" : " Next reads more;"} \`/stall user:${seller.sellerId}\` shows their whole public stall.`
+      : ref.page === 0
+        ? "No listings match. Try fewer filters or a wider price or float range."
+        : "No more results.";
   return listingPageMessage({
     title: "Search results",
     tone: "info",
     header: filtersSummary(ref.query) + sellerNote,
     listings: page.listings,
     page: ref.page,
-    empty:
-      ref.page === 0
-        ? "No listings match. Try fewer filters or a wider price or float range."
-        : "No more results.",
+    empty,
     footer: `sorted by ${SORT_NAMES[sort].toLowerCase()}`,
     openId: idFor(ACTIONS.searchOpen, ""),
     paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.searchPage, subject)),

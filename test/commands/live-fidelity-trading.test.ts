@@ -95,6 +95,38 @@ describe("live fidelity: trading through Discord", () => {
     expect(textOf(found)).toContain("the marketplace does not filter by seller");
   });
 
+  it("GIVEN none of a page's listings are the seller's WHEN alice searches with seller THEN she reads that none on this page are theirs and where to see their stall, not that nothing matches", async () => {
+    const item = uniqueItemName("not-theirs");
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 });
+    const seller = bot.sandbox.control
+      .users()
+      .find((u) => u.kind === "seller" && u.platformId !== listing.seller?.platform_id)?.platformId;
+
+    const found = await answer(bot.double.slash(alice, "search", { item, seller: seller ?? "" }));
+
+    expect(textOf(found)).not.toContain(listing.id);
+    expect(textOf(found)).toContain(`The one listing on this page is not seller \`${seller}\`'s`);
+    expect(textOf(found)).toContain(`/stall user:${seller}`);
+    expect(textOf(found)).not.toContain("No listings match");
+  });
+
+  it("GIVEN alice's stall is refused even to her (private) WHEN she runs /sell mine THEN she reads that it is private and no search stands in for it", async () => {
+    bot.sandbox.control.injectFault({
+      method: "GET",
+      path: "/users/*/stall",
+      kind: "status",
+      status: 403,
+      times: 1,
+    });
+    const searches = hits(bot, "GET /listings");
+
+    const reply = await answer(bot.double.slash(alice, "sell mine", {}));
+
+    expect(isEphemeral(reply)).toBe(true);
+    expect(textOf(reply)).toContain("Your stall is private");
+    expect(hits(bot, "GET /listings")).toBe(searches);
+  });
+
   it("GIVEN the purchase is refused with 422 WHEN alice confirms THEN nothing is bought and she is told the marketplace refused it", async () => {
     const listing = bot.sandbox.control.createListing({ type: "buy_now", price: 1_500 });
     const quote = await answer(bot.double.slash(alice, "buy", { listing: listing.id }));

@@ -2,9 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserFacingError } from "../../src/errors.ts";
 import { priceHistory } from "../../src/trading/history.ts";
-import { searchListings } from "../../src/trading/search.ts";
+import { searchListings, toListingsQuery } from "../../src/trading/search.ts";
 import { viewStall } from "../../src/trading/stall.ts";
 import { listWatchlist, unwatchListing, watchListing } from "../../src/trading/watchlist.ts";
+import { uniqueItemName } from "../alerts/engine/world.ts";
 import { rejection, startTradingWorld, type TradingWorld } from "./world.ts";
 
 let world: TradingWorld;
@@ -50,6 +51,28 @@ describe("search", () => {
       expect(l.priceCents).toBeLessThanOrEqual(1_500);
       expect(l.type).toBe("buy_now");
     }
+  });
+
+  it("GIVEN two sellers' listings of one item WHEN searched for one seller THEN only theirs are kept, the page's size is told, and no user_id is sent", async () => {
+    const user = await world.trader();
+    const item = uniqueItemName("by-seller");
+    const mine = world.sandbox.control.createListing({ market_hash_name: item, price: 1_000 });
+    const seller = mine.seller?.platform_id ?? "";
+    const other = world.sandbox.control
+      .users()
+      .find((u) => u.kind === "seller" && u.platformId !== seller)?.platformId;
+    const theirs = world.sandbox.control.createListing({
+      market_hash_name: item,
+      price: 1_100,
+      sellerPlatformId: other ?? "",
+    });
+
+    const page = await searchListings(user.deps, { itemName: item, sellerId: seller });
+
+    expect(page.listings.map((l) => l.listingId)).toEqual([mine.id]);
+    expect(page.listings.map((l) => l.listingId)).not.toContain(theirs.id);
+    expect(page.sellerFilter).toEqual({ sellerId: seller, scanned: 2 });
+    expect(toListingsQuery({ itemName: item, sellerId: seller })).not.toHaveProperty("user_id");
   });
 
   it("GIVEN a minimum price above the maximum WHEN searching THEN invalid_input and no request", async () => {

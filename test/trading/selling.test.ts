@@ -220,4 +220,23 @@ describe("myListings", () => {
     expect(page.listings.map((l) => l.listingId).sort()).toEqual([...ids].sort());
     expect(page.totalCount).toBe(2);
   });
+
+  it("GIVEN the stall refuses its own owner (a private stall on some service versions) WHEN they ask for theirs THEN they read that it is private and no seller search stands in for it", async () => {
+    const seller = await world.trader();
+    await listed(seller, 500);
+    world.sandbox.control.injectFault({
+      method: "GET",
+      path: "/users/*/stall",
+      kind: "status",
+      status: 403,
+      times: 1,
+    });
+    const searches = world.hits("GET /listings");
+
+    const error = await rejection(() => myListings(seller.deps, { platformId: seller.platformId }));
+
+    expect(error).toMatchObject({ code: "forbidden" });
+    expect((error as UserFacingError).userMessage).toContain("Your stall is private");
+    expect(world.hits("GET /listings")).toBe(searches);
+  });
 });
