@@ -60,6 +60,14 @@ export const command = defineCommand({
         { market, logger: ctx.log, now: ctx.deps.now },
         { itemName: item, paintIndex },
       );
+      if (history.points.length === 0 && history.salesUnavailable) {
+        // Nothing to draw, and the sales that might exist could not be read: not "never sold".
+        throw new UserFacingError(
+          "upstream",
+          `The marketplace has no daily prices for “${itemName(item, 100)}”${paintIndex === undefined ? "" : ` with paint index ${paintIndex}`}, and its recent sales could not be loaded right now. Try again in a minute.`,
+          { item },
+        );
+      }
       if (history.points.length === 0 && history.recentSales.length === 0) {
         throw new UserFacingError(
           "not_found",

@@ -168,6 +168,25 @@ describe("live fidelity: trading through Discord", () => {
     }
   });
 
+  it("GIVEN an item without daily prices WHEN its sales read fails too THEN alice reads that the sales could not be loaded, not that it never sold", async () => {
+    bot.sandbox.control.injectFault({
+      method: "GET",
+      path: "/history/*/sales",
+      kind: "status",
+      status: 500,
+      times: 10,
+    });
+    try {
+      const reply = await answer(bot.double.slash(alice, "history", { item: uniqueItemName("unsold") }));
+
+      expect(isEphemeral(reply)).toBe(true);
+      expect(textOf(reply)).toContain("its recent sales could not be loaded right now");
+      expect(textOf(reply)).not.toContain("No sales are recorded");
+    } finally {
+      bot.sandbox.control.clearFaults();
+    }
+  });
+
   it("GIVEN one of two waiting sales is cancelled meanwhile WHEN alice presses Accept all THEN only the waiting one is sent, so the batch cannot fail", async () => {
     const [keep, gone] = [
       bot.sandbox.control.createSaleForSeller(alice.demo.platformId),
