@@ -78,86 +78,145 @@ function notWaitingMessage(state: string): string {
   }
 }
 
+/**
+ * What became of one trade of a batch: `done` by this request, `already` there before it (accepted
+ * or cancelled earlier), `not_found` among the user's trades, `not_eligible` in a state the action
+ * does not apply to, or `failed`: the marketplace refused it (`error` holds its message).
+ */
+export type TradeOutcomeResult = "done" | "already" | "not_found" | "not_eligible" | "failed";
+
 export interface TradeOutcome {
   tradeId: string;
-  /** The trade reached the state asked for. */
+  result: TradeOutcomeResult;
+  /** The trade reached the state asked for through this request (result "done"). */
   ok: boolean;
-  /** Its state after the request; undefined when the service did not return it. */
+  /** Its state as last read; undefined when unknown. */
   state: string | undefined;
   trade: TradeView | undefined;
-  /** Why it was not changed, when the marketplace said (one-by-one fallback) or it was unknown. */
+  /** Why it was not changed, in words for the user. */
   error?: string | undefined;
 }
 
 /** States a trade can be cancelled from (queued: waiting on the seller; pending: on the transfer). */
-const CANCELLABLE: ReadonlySet<string> = new Set(["queued", "pending"]);
+const CANCELLABLE = ["queued", "pending"] as const satisfies readonly TradeStateName[];
+/** Pages of the user's trades read to find a batch's trades in them. */
+const LOOKUP_PAGES = 10;
+const LOOKUP_LIMIT = 50;
+const NOT_FOUND = "no such trade of yours";
 
-/**
- * Live, one unknown or wrong-state id fails a whole bulk batch with 400 (api-notes). So: read
- * each trade first and send only those in the right state; if the batch is refused anyway (a
- * state changed meanwhile), go one by one and report each trade's own result.
- */
-async function bulkSafely(
-  deps: MarketDeps,
-  ids: readonly string[],
-  op: {
-    eligible: (state: string) => boolean;
-    notEligible: (state: string) => string;
-    bulk: (ids: readonly string[]) => Promise<Trade[]>;
-    one: (id: string) => Promise<Trade>;
-    ok: (state: string) => boolean;
-  },
-): Promise<TradeOutcome[]> {
-  const current = new Map<string, Trade | Error>();
-  for (const id of ids) {
-    try {
-      current.set(id, await deps.market.getTrade(id));
-    } catch (error) {
-      if (!isMarketError(error, "not_found") && !isMarketError(error, "forbidden")) throw error;
-      current.set(id, error);
-    }
-  }
-  const send = ids.filter((id) => {
-    const t = current.get(id);
-    return t !== undefined && !(t instanceof Error) && op.eligible(t.state);
-  });
-  const settled = new Map<string, TradeOutcome>();
-  if (send.length > 0) {
-    try {
-      for (const o of outcomesOf(send, await op.bulk(send), op.ok)) settled.set(o.tradeId, o);
-    } catch (error) {
-      if (!isMarketError(error, "bad_request")) throw error;
-      deps.logger.info({ tradeIds: send, code: error.code }, "bulk batch refused; going one by one");
-      for (const id of send) settled.set(id, await oneByOne(id, op));
-    }
-  }
-  return ids.map((tradeId) => {
-    const done = settled.get(tradeId);
-    if (done) return done;
-    const t = current.get(tradeId);
-    if (t === undefined || t instanceof Error) {
-      return { tradeId, ok: false, state: undefined, trade: undefined, error: "no such trade of yours" };
-    }
-    return { tradeId, ok: false, state: t.state, trade: toTradeView(t), error: op.notEligible(t.state) };
-  });
+interface BatchAction {
+  /** Whose trades may be sent: accepting is the seller's; undefined: either side. */
+  role: TradeRole | undefined;
+  /** States a trade must be in to be sent. */
+  states: readonly TradeStateName[];
+  /** Why a trade in this state is not sent, for the user. */
+  notEligible: (state: string) => string;
+  /** The trade is in the state asked for (reached by this request, or already before it). */
+  reached: (state: string) => boolean;
+  bulk: (ids: readonly string[]) => Promise<Trade[]>;
+  one: (id: string) => Promise<Trade>;
 }
 
-async function oneByOne(
+const outcome = (
   tradeId: string,
-  op: { one: (id: string) => Promise<Trade>; ok: (state: string) => boolean },
-): Promise<TradeOutcome> {
+  result: TradeOutcomeResult,
+  trade: Trade | undefined,
+  error?: string,
+): TradeOutcome => ({
+  tradeId,
+  result,
+  ok: result === "done",
+  state: trade?.state,
+  trade: trade && toTradeView(trade),
+  ...(error === undefined ? {} : { error }),
+});
+
+/**
+ * Live, one unknown or wrong-state id fails a whole bulk batch with 400 "invalid trade ids
+ * specified" (api-notes). So the user's trades are read first and only those in the right state
+ * are sent; if the batch is refused anyway (a state changed meanwhile), each trade goes on its own
+ * and reports its own result.
+ */
+async function batchSafely(
+  deps: MarketDeps,
+  ids: readonly string[],
+  action: BatchAction,
+): Promise<TradeOutcome[]> {
+  const current = await currentTrades(deps, ids, action);
+  const outcomes = new Map<string, TradeOutcome>();
+  const send: string[] = [];
+  for (const id of ids) {
+    const t = current.get(id);
+    if (t === undefined) outcomes.set(id, outcome(id, "not_found", undefined, NOT_FOUND));
+    else if (action.states.includes(t.state as TradeStateName)) send.push(id);
+    else if (action.reached(t.state)) outcomes.set(id, outcome(id, "already", t));
+    else outcomes.set(id, outcome(id, "not_eligible", t, action.notEligible(t.state)));
+  }
+  if (send.length > 0) {
+    try {
+      const answered = new Map((await action.bulk(send)).map((t) => [t.id, t]));
+      for (const id of send) {
+        const t = answered.get(id);
+        // Sent and accepted as a batch: a trade the answer leaves out still went through.
+        outcomes.set(id, t && !action.reached(t.state) ? outcome(id, "failed", t) : outcome(id, "done", t));
+      }
+    } catch (error) {
+      if (!isMarketError(error, "bad_request")) throw error;
+      deps.logger.info(
+        { tradeIds: send, code: error.code, message: error.serviceMessage },
+        "bulk batch refused; going one by one",
+      );
+      for (const id of send) outcomes.set(id, await oneByOne(deps, id, action));
+    }
+  }
+  return ids.map((id) => outcomes.get(id) ?? outcome(id, "failed", undefined));
+}
+
+/**
+ * The batch's trades as they stand: for several, from the user's own trades in the states that
+ * can be sent (a page or two instead of a read per trade); any not found there is read on its own,
+ * to say what it is. Missing from the map: not the user's trade.
+ */
+async function currentTrades(
+  deps: MarketDeps,
+  ids: readonly string[],
+  action: BatchAction,
+): Promise<Map<string, Trade>> {
+  const found = new Map<string, Trade>();
+  if (ids.length > 1) {
+    const wanted = new Set(ids);
+    const trades = deps.market.iterateMyTrades(
+      { ...(action.role ? { role: action.role } : {}), state: [...action.states], limit: LOOKUP_LIMIT },
+      { maxPages: LOOKUP_PAGES },
+    );
+    for await (const t of trades) {
+      if (wanted.has(t.id)) found.set(t.id, t);
+      if (found.size === wanted.size) break;
+    }
+  }
+  for (const id of ids) {
+    if (found.has(id)) continue;
+    try {
+      found.set(id, await deps.market.getTrade(id));
+    } catch (error) {
+      if (!isMarketError(error, "not_found") && !isMarketError(error, "forbidden")) throw error;
+    }
+  }
+  return found;
+}
+
+async function oneByOne(deps: MarketDeps, tradeId: string, action: BatchAction): Promise<TradeOutcome> {
   try {
-    const trade = await op.one(tradeId);
-    return { tradeId, ok: op.ok(trade.state), state: trade.state, trade: toTradeView(trade) };
+    const trade = await action.one(tradeId);
+    return outcome(tradeId, action.reached(trade.state) ? "done" : "failed", trade);
   } catch (error) {
     if (!isMarketError(error) || error.kind === "unauthorized") throw error;
-    return {
-      tradeId,
-      ok: false,
-      state: undefined,
-      trade: undefined,
-      error: error.serviceMessage ?? error.kind.replace("_", " "),
-    };
+    // Refused: read it back, it may have got there another way (the website) or be gone.
+    const now = await deps.market.getTrade(tradeId).catch(() => undefined);
+    if (now === undefined && error.kind === "not_found")
+      return outcome(tradeId, "not_found", undefined, NOT_FOUND);
+    if (now && action.reached(now.state)) return outcome(tradeId, "already", now);
+    return outcome(tradeId, "failed", now, error.serviceMessage ?? error.kind.replace("_", " "));
   }
 }
 
@@ -167,16 +226,17 @@ export async function acceptAll(
   input: { tradeIds: readonly string[] },
 ): Promise<TradeOutcome[]> {
   const ids = requireIds("trades", input.tradeIds, MAX_BATCH);
-  const outcomes = await bulkSafely(deps, ids, {
-    eligible: (state) => state === "queued",
+  const outcomes = await batchSafely(deps, ids, {
+    role: "seller",
+    states: ["queued"],
     notEligible: notWaitingMessage,
+    // Accepting moves queued to pending; anything past queued also means the seller has accepted.
+    reached: (state) => state === "pending" || state === "verified",
     bulk: (send) => deps.market.bulkAcceptTrades(send),
     one: async (id) => {
       await deps.market.acceptTrade(id);
       return deps.market.getTrade(id);
     },
-    // Accepting moves queued to pending; anything past queued also means the seller has accepted.
-    ok: (state) => state !== "queued" && state !== "cancelled" && state !== "failed",
   });
   deps.logger.info(
     { tradeIds: ids, accepted: outcomes.filter((o) => o.ok).length },
@@ -191,15 +251,16 @@ export async function cancelTrades(
   input: { tradeIds: readonly string[] },
 ): Promise<TradeOutcome[]> {
   const ids = requireIds("trades", input.tradeIds, MAX_BATCH);
-  const outcomes = await bulkSafely(deps, ids, {
-    eligible: (state) => CANCELLABLE.has(state),
+  const outcomes = await batchSafely(deps, ids, {
+    role: undefined,
+    states: CANCELLABLE,
     notEligible: (state) => `it is ${state}; only a queued or pending trade can be cancelled`,
+    reached: (state) => state === "cancelled",
     bulk: (send) => deps.market.bulkCancelTrades(send),
     one: async (id) => {
       const [trade] = await deps.market.bulkCancelTrades([id]);
       return trade ?? deps.market.getTrade(id);
     },
-    ok: (state) => state === "cancelled",
   });
   deps.logger.info(
     { tradeIds: ids, cancelled: outcomes.filter((o) => o.ok).length },
@@ -210,28 +271,16 @@ export async function cancelTrades(
 
 /** Cancels one trade; a refusal is an error with the trade's state rather than a quiet false. */
 export async function cancelTrade(deps: MarketDeps, input: { tradeId: string }): Promise<TradeView> {
-  const [outcome] = await cancelTrades(deps, { tradeIds: [input.tradeId] });
-  if (outcome?.ok && outcome.trade) return outcome.trade;
-  const state = outcome?.state;
-  throw new UserFacingError(
-    "conflict",
-    state
-      ? `This trade could not be cancelled: it is ${state}.`
-      : `The marketplace did not cancel this trade${outcome?.error ? `: ${outcome.error}` : ""}.`,
-    { tradeId: input.tradeId, state },
-  );
-}
-
-function outcomesOf(
-  ids: readonly string[],
-  trades: readonly Trade[],
-  ok: (state: string) => boolean,
-): TradeOutcome[] {
-  const byId = new Map(trades.map((t) => [t.id, t]));
-  return ids.map((tradeId) => {
-    const trade = byId.get(tradeId);
-    return trade
-      ? { tradeId, ok: ok(trade.state), state: trade.state, trade: toTradeView(trade) }
-      : { tradeId, ok: false, state: undefined, trade: undefined };
-  });
+  const [o] = await cancelTrades(deps, { tradeIds: [input.tradeId] });
+  if (o?.ok && o.trade) return o.trade;
+  const state = o?.state;
+  const message =
+    o?.result === "already"
+      ? "This trade is already cancelled."
+      : o?.result === "not_found"
+        ? "No such trade of yours."
+        : state && o?.result === "not_eligible"
+          ? `This trade could not be cancelled: it is ${state}.`
+          : `The marketplace did not cancel this trade${o?.error ? `: ${o.error}` : ""}.`;
+  throw new UserFacingError("conflict", message, { tradeId: input.tradeId, state, result: o?.result });
 }

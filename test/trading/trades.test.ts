@@ -2,6 +2,7 @@
 // trade token and URL never leaving the trading room.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserFacingError } from "../../src/errors.ts";
+import type { MarketApi } from "../../src/market/client.ts";
 import {
   acceptTrade,
   acceptAll,
@@ -76,8 +77,80 @@ describe("accepting trades", () => {
   });
 });
 
+describe("accepting a batch the live service would fail whole", () => {
+  const refusedBatches = () =>
+    world.sandbox.control.stats().routes["POST /trades/bulk/accept"]?.byStatus["400"] ?? 0;
+
+  it("GIVEN two queued trades, one already accepted and an unknown id WHEN accepted together THEN the user's trades are read once, only the queued two are sent, and each is reported", async () => {
+    const seller = await world.trader();
+    const queued = [sale(seller.platformId).id, sale(seller.platformId).id];
+    const accepted = sale(seller.platformId).id;
+    await acceptTrade(seller.deps, { tradeId: accepted });
+    const unknown = "999999999001";
+    const [batches, refused, lists, reads] = [
+      world.hits("POST /trades/bulk/accept"),
+      refusedBatches(),
+      world.hits("GET /me/trades"),
+      world.hits("GET /trades/{trade_id}"),
+    ];
+
+    const outcomes = await acceptAll(seller.deps, { tradeIds: [...queued, accepted, unknown] });
+
+    expect(outcomes.map((o) => [o.tradeId, o.result, o.state])).toEqual([
+      [queued[0], "done", "pending"],
+      [queued[1], "done", "pending"],
+      [accepted, "already", "pending"],
+      [unknown, "not_found", undefined],
+    ]);
+    expect(world.hits("POST /trades/bulk/accept") - batches).toBe(1);
+    expect(refusedBatches()).toBe(refused);
+    expect(world.hits("GET /me/trades") - lists).toBe(1);
+    // Only the two the list did not show are read on their own, to say what they are.
+    expect(world.hits("GET /trades/{trade_id}") - reads).toBe(2);
+  });
+
+  it("GIVEN a trade accepted elsewhere after the read WHEN the service refuses the batch THEN each goes alone: accepted, already accepted, or failed with the service's message", async () => {
+    const seller = await world.trader();
+    const [fine, elsewhere, stuck] = [
+      sale(seller.platformId).id,
+      sale(seller.platformId).id,
+      sale(seller.platformId).id,
+    ];
+    // Accepted on the website between the bot's read and its batch: live, the batch then fails whole.
+    const racing: MarketApi = {
+      ...seller.market,
+      bulkAcceptTrades: async (ids) => {
+        await seller.market.acceptTrade(elsewhere);
+        return seller.market.bulkAcceptTrades(ids);
+      },
+    };
+    world.sandbox.control.injectFault({
+      method: "POST",
+      path: `/trades/${stuck}/accept`,
+      kind: "status",
+      status: 400,
+      times: 1,
+    });
+    const refused = refusedBatches();
+
+    const outcomes = await acceptAll(
+      { ...seller.deps, market: racing },
+      { tradeIds: [fine, elsewhere, stuck] },
+    );
+
+    expect(refusedBatches()).toBe(refused + 1);
+    expect(outcomes.map((o) => [o.tradeId, o.result, o.state])).toEqual([
+      [fine, "done", "pending"],
+      [elsewhere, "already", "pending"],
+      [stuck, "failed", "queued"],
+    ]);
+    expect(outcomes[2]?.error).toBe("injected fault: status 400");
+    expect((await seller.market.getTrade(stuck)).state).toBe("queued");
+  });
+});
+
 describe("cancelling trades", () => {
-  it("GIVEN a queued and a verified trade WHEN cancelled together THEN each gets its own outcome", async () => {
+  it("GIVEN a queued, a verified and an unknown trade WHEN cancelled together THEN only the queued one is sent and each gets its own outcome", async () => {
     const seller = await world.trader();
     const verified = sale(seller.platformId);
     await acceptTrade(seller.deps, { tradeId: verified.id });
@@ -85,12 +158,18 @@ describe("cancelling trades", () => {
     expect((await viewTrade(seller.deps, { tradeId: verified.id })).state).toBe("verified");
     const queued = sale(seller.platformId);
 
-    const outcomes = await cancelTrades(seller.deps, { tradeIds: [queued.id, verified.id] });
+    const unknown = "999999999002";
+    const before = world.hits("POST /trades/bulk/cancel");
 
-    expect(outcomes.map((o) => [o.tradeId, o.ok, o.state])).toEqual([
-      [queued.id, true, "cancelled"],
-      [verified.id, false, "verified"],
+    const outcomes = await cancelTrades(seller.deps, { tradeIds: [queued.id, verified.id, unknown] });
+
+    expect(outcomes.map((o) => [o.tradeId, o.ok, o.result, o.state])).toEqual([
+      [queued.id, true, "done", "cancelled"],
+      [verified.id, false, "not_eligible", "verified"],
+      [unknown, false, "not_found", undefined],
     ]);
+    expect(outcomes[1]?.error).toContain("only a queued or pending trade can be cancelled");
+    expect(world.hits("POST /trades/bulk/cancel") - before).toBe(1);
   });
 
   it("GIVEN a verified trade WHEN cancelled alone THEN the refusal names its state", async () => {

@@ -186,7 +186,7 @@ export function tradesPageMessage(
   };
 }
 
-/** Per-trade results of a bulk accept or cancel. */
+/** Per-trade results of a bulk accept or cancel: done, already so, not found, or why not. */
 export function tradeOutcomesEmbed(
   outcomes: readonly TradeOutcome[],
   verb: "accepted" | "cancelled",
@@ -195,13 +195,25 @@ export function tradeOutcomesEmbed(
   const ok = outcomes.filter((o) => o.ok).length;
   const lines = outcomes.map((o) => {
     const name = o.trade?.itemName ? ` ${itemName(o.trade.itemName, 60)}` : "";
-    if (o.ok) {
-      const deadline = o.trade?.transferDeadlineAt ?? o.trade?.expiresAt;
-      const by = verb === "accepted" && deadline ? `; send the item by ${relativeTime(deadline)}` : "";
-      return `✅ \`${o.tradeId}\`${name} ${verb}${by}`;
+    const deadline = o.trade?.transferDeadlineAt ?? o.trade?.expiresAt;
+    const by =
+      verb === "accepted" && o.state === "pending" && deadline
+        ? `; send the item by ${relativeTime(deadline)}`
+        : "";
+    switch (o.result) {
+      case "done":
+        return `✅ \`${o.tradeId}\`${name} ${verb}${by}`;
+      case "already":
+        return `☑️ \`${o.tradeId}\`${name} already ${o.state === "verified" ? "complete" : verb}${by}`;
+      case "not_found":
+        return `❌ \`${o.tradeId}\`: not found among your trades`;
+      case "not_eligible":
+      case "failed": {
+        const why = o.error ?? (o.state ? tradeStateText(o.state) : "not changed");
+        const failed = o.result === "failed" ? "failed: " : "";
+        return `❌ \`${o.tradeId}\`${name}: ${failed}${truncate(safeUserText(why, 200), 200)}`;
+      }
     }
-    const why = o.error ?? (o.state ? tradeStateText(o.state) : "not changed");
-    return `❌ \`${o.tradeId}\`${name}: ${truncate(why, 200)}`;
   });
   return embed({
     tone: ok === outcomes.length ? "success" : ok === 0 ? "error" : "warning",
