@@ -17,7 +17,8 @@ export type AlertKind =
   | "key_revoked"
   | "digest"
   | "settlement"
-  | "feed_gap";
+  | "feed_gap"
+  | "auto_buy";
 
 export interface NewAlert {
   userId: number;
