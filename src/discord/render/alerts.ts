@@ -22,6 +22,7 @@ import type {
 import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
+import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
@@ -38,6 +39,7 @@ export const ALERT_ACTIONS = {
   accept: ACTIONS.tradeAccept,
   cancel: ACTIONS.tradeCancel,
   view: "alert.view",
+  disarm: ACTIONS.watchDisarm,
 } as const;
 
 export interface RenderedAlert {
@@ -298,6 +300,8 @@ export function alertLine(a: SingleAlert): string {
       return `${a.outcome === "did_not_go_through" || a.outcome === "ended" ? "•" : "✅"} ${settlementTitle(a)}${a.subjectId === undefined ? "" : ` · ${a.subjectId}`}`;
     case "feed_gap":
       return `⚠️ Some new listings ${gapWindow(a)} were not checked; your rules may have missed a match.`;
+    case "auto_buy":
+      return autoBuyLine(a);
   }
 }
 
@@ -359,6 +363,12 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       return { embeds: [settlementEmbed(alert)], components: [] };
     case "feed_gap":
       return { embeds: [feedGapEmbed(alert)], components: [] };
+    case "auto_buy": {
+      const buttons = [button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId)];
+      if (!alert.disarmed)
+        buttons.push(button("Disarm", ButtonStyle.Danger, ALERT_ACTIONS.disarm, alert.ruleId, ownerId));
+      return { embeds: [autoBuyEmbed(alert)], components: row(buttons) };
+    }
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }
