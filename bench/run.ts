@@ -1,7 +1,7 @@
 // `npm run bench`: every scenario against the real app, the sandbox marketplace, the local Discord and
 // Postgres; writes bench/results.json and the tables in bench/README.md and README.md ("Performance").
 // `npm run bench:quick` runs smaller counts for development and writes bench/results.quick.json only.
-// Options: --only latency,matching,economy,ack,memory,start,throughput   (merged into the previous results)
+// Options: --only latency,snipe,matching,economy,ack,memory,start,throughput   (merged into the previous results)
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "prettier";
@@ -22,10 +22,20 @@ import {
 } from "./lib/report.ts";
 import { runMatchingBench } from "./matching.ts";
 import { runMemory } from "./memory.ts";
+import { runSnipe } from "./snipe.ts";
 import { runStartup } from "./startup.ts";
 import { runThroughput } from "./throughput.ts";
 
-const SCENARIOS = ["matching", "economy", "latency", "ack", "throughput", "memory", "start"] as const;
+const SCENARIOS = [
+  "matching",
+  "economy",
+  "latency",
+  "snipe",
+  "ack",
+  "throughput",
+  "memory",
+  "start",
+] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
 const args = process.argv.slice(2);
@@ -48,6 +58,7 @@ for (const name of only) {
 const plan = quick
   ? {
       latency: { users: 1000, rules: 10_000, matching: 60, noise: 60, durationMs: 15_000 },
+      snipe: { rules: 100_000, armed: 1000, traders: 50, listings: 60, durationMs: 15_000, intervalMs: 250 },
       matching: { ruleCounts: [1000, 10_000, 100_000], listings: 1000, minMs: 100 },
       economy: {
         ruleCounts: [1, 1000, 10_000],
@@ -67,6 +78,7 @@ const plan = quick
     }
   : {
       latency: { users: 1000, rules: 10_000, matching: 300, noise: 300, durationMs: 60_000 },
+      snipe: { rules: 100_000, armed: 1000, traders: 50, listings: 300, durationMs: 60_000, intervalMs: 250 },
       matching: { ruleCounts: [1000, 10_000, 100_000], listings: 2000, minMs: 200 },
       economy: {
         ruleCounts: [1, 1000, 10_000],
@@ -128,7 +140,7 @@ async function main(): Promise<void> {
     scenarios.matching = await record("none (in memory)", async () => runMatchingBench(plan.matching));
   });
 
-  const needsDb = (["economy", "latency", "ack", "throughput", "memory"] as const).some(want);
+  const needsDb = (["economy", "latency", "snipe", "ack", "throughput", "memory"] as const).some(want);
   let postgres: BenchPostgres | undefined;
   if (needsDb) {
     progress("starting the bench database");
@@ -145,6 +157,9 @@ async function main(): Promise<void> {
           await runLatency(pg, { ...plan.latency, intervalMs: 1000 }),
           await runLatency(pg, { ...plan.latency, intervalMs: 250 }),
         ]);
+      });
+      await attempt("snipe", async () => {
+        scenarios.snipe = await record(pg.description, () => runSnipe(pg, plan.snipe));
       });
       await attempt("ack", async () => {
         scenarios.ack = await record(pg.description, () => runAck(pg, plan.ack));

@@ -5,6 +5,7 @@ import type { EconomyResult } from "../economy.ts";
 import type { LatencyResult } from "../latency.ts";
 import type { MatchingBenchRow } from "../matching.ts";
 import type { MemoryResult } from "../memory.ts";
+import type { SnipeResult } from "../snipe.ts";
 import type { StartResult } from "../startup.ts";
 import type { ThroughputResult } from "../throughput.ts";
 import type { MachineSetup } from "./common.ts";
@@ -26,6 +27,7 @@ export interface Scenarios {
   memory?: ScenarioRecord<MemoryResult>;
   start?: ScenarioRecord<StartResult>;
   throughput?: ScenarioRecord<ThroughputResult>;
+  snipe?: ScenarioRecord<SnipeResult>;
 }
 
 export interface TableRow {
@@ -83,6 +85,37 @@ function latencyRows(r: ScenarioRecord<LatencyResult[]>): TableRow[] {
     });
   }
   return rows;
+}
+
+function snipeRows(r: ScenarioRecord<SnipeResult>): TableRow[] {
+  const x = r.result;
+  const complete = x.bought === x.listings && x.buyRequests === x.listings;
+  const setup =
+    `${int(x.armed)} rules armed live among ${int(x.rules)} (bulk-loaded), ${x.traders} linked traders, ` +
+    `${x.listings} listings for armed rules at random times, POLL_INTERVAL_MS ${x.intervalMs}, ` +
+    `${x.bought}/${x.listings} bought with ${x.buyRequests} purchase requests; ${r.database}; ${machineText(r)}`;
+  const other = Object.entries(x.otherOutcomes)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(", ");
+  return [
+    {
+      measure: "Snipe reaction p50 / p99 (feed page read → POST /listings/buy leaves)",
+      setup,
+      target: "p50 and p99 ≤ 50 ms",
+      measured: `${ms(x.reaction.p50)} / ${ms(x.reaction.p99)} (max ${ms(x.reaction.max)})${other === "" ? "" : `; ${other}`}`,
+      met: complete && x.reaction.p50 <= 50 && x.reaction.p99 <= 50,
+    },
+    {
+      measure: "Snipe: listing created → POST /listings/buy, p50 / p99",
+      setup: "same run (includes waiting for the next poll)",
+      target: `p50 ≤ ${ms(x.intervalMs / 2 + 50)}, p99 ≤ ${ms(x.intervalMs + 50)}`,
+      measured: `${ms(x.createdToRequest.p50)} / ${ms(x.createdToRequest.p99)}`,
+      met:
+        complete &&
+        x.createdToRequest.p50 <= x.intervalMs / 2 + 50 &&
+        x.createdToRequest.p99 <= x.intervalMs + 50,
+    },
+  ];
 }
 
 function matchingRows(r: ScenarioRecord<MatchingBenchRow[]>): TableRow[] {
@@ -227,6 +260,7 @@ function throughputRows(r: ScenarioRecord<ThroughputResult>): TableRow[] {
 export function buildTable(s: Scenarios): TableRow[] {
   return [
     ...(s.latency ? latencyRows(s.latency) : []),
+    ...(s.snipe ? snipeRows(s.snipe) : []),
     ...(s.matching ? matchingRows(s.matching) : []),
     ...(s.economy ? economyRows(s.economy) : []),
     ...(s.ack ? ackRows(s.ack) : []),

@@ -15,7 +15,7 @@ import {
 import { queueGapNotices } from "./feedGap.ts";
 import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
-import { queueListingAlerts } from "./listingAlerts.ts";
+import { actOnArmedMatches, queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
 import type { RuleChange } from "./rules.ts";
@@ -221,18 +221,16 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       if (queued > 0) deliveryLoop.kick();
     },
     handle: async (listings, meta) => {
+      const snipe = { armedMode: (id: string) => ruleIndex.armedMode(id), autoBuyer };
+      // Armed rules race other buyers: their purchases start before anything else is read.
+      const taken = await actOnArmedMatches({ index: ruleIndex.index, snipe }, listings, meta.readAt);
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        {
-          prisma: deps.prisma,
-          logger: deps.logger,
-          index: ruleIndex.index,
-          snipe: { armedMode: (id) => ruleIndex.armedMode(id), autoBuyer },
-        },
+        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, snipe },
         listings,
-        meta.readAt,
+        { readAt: meta.readAt, taken },
       );
       if (result.queued > 0) deliveryLoop.kick();
     },

@@ -34,22 +34,26 @@ export interface ListingAlertResult {
 export async function queueListingAlerts(
   deps: ListingAlertDeps,
   listings: readonly Listing[],
-  readAt: number = Date.now(),
+  opts: { readAt?: number; taken?: ReadonlySet<string> } = {},
 ): Promise<ListingAlertResult> {
   const hits: Array<{ listing: Listing; ruleId: number }> = [];
   const armed: ArmedHit[] = [];
+  const before = opts.taken ?? new Set<string>();
   for (const listing of listings) {
     for (const ref of deps.index.match(listing)) {
       const ruleId = Number(ref.id);
       hits.push({ listing, ruleId });
       const mode = deps.snipe?.armedMode(ref.id);
-      if (mode !== undefined) armed.push({ listing, ruleId, mode });
+      if (mode !== undefined && !before.has(hitKey(ruleId, listing.id)))
+        armed.push({ listing, ruleId, userId: Number(ref.userId), mode });
     }
   }
   if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
-  // Armed rules first, before any database read of the others: their purchase is a race.
-  const taken =
-    armed.length > 0 && deps.snipe ? await deps.snipe.autoBuyer.act(armed, readAt) : new Set<string>();
+  // Rules armed since actOnArmedMatches ran (it runs before the rules are synced) act now.
+  const taken = new Set(before);
+  if (armed.length > 0 && deps.snipe) {
+    for (const key of await deps.snipe.autoBuyer.act(armed, opts.readAt ?? Date.now())) taken.add(key);
+  }
 
   const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
   const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
@@ -80,6 +84,29 @@ export async function queueListingAlerts(
     deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
   }
   return { matched: hits.length, queued: written.length, armed: taken.size };
+}
+
+/**
+ * Snipe mode goes first, before any other database read: armed rules' matches among `listings`,
+ * by the index as it stands, are claimed and their purchases started. Returns what they took
+ * over, for queueListingAlerts to leave out.
+ */
+export async function actOnArmedMatches(
+  deps: Pick<ListingAlertDeps, "index" | "snipe">,
+  listings: readonly Listing[],
+  readAt: number,
+): Promise<Set<string>> {
+  const snipe = deps.snipe;
+  if (snipe === undefined) return new Set();
+  const armed: ArmedHit[] = [];
+  for (const listing of listings) {
+    for (const ref of deps.index.match(listing)) {
+      const mode = snipe.armedMode(ref.id);
+      if (mode !== undefined)
+        armed.push({ listing, ruleId: Number(ref.id), userId: Number(ref.userId), mode });
+    }
+  }
+  return armed.length === 0 ? new Set() : snipe.autoBuyer.act(armed, readAt);
 }
 
 /**

@@ -34,6 +34,8 @@ import { dealValueOf } from "./value.ts";
 export interface ArmedHit {
   listing: Listing;
   ruleId: number;
+  /** The rule's owner as the index knows it (the claim checks it against the stored rule). */
+  userId: number;
   mode: ArmMode;
 }
 
@@ -110,21 +112,29 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
 
   async function one(hit: ArmedHit, readAt: number): Promise<{ taken: boolean; work?: () => Promise<void> }> {
     const { listing, ruleId, mode } = hit;
-    const found = await ruleAndOwner(deps.prisma, ruleId);
-    if (found === undefined) return { taken: false };
-    const { rule, user } = found;
     const value = dealValueOf(listing, fees);
-    const claim = await claimMatch(deps.prisma, {
-      userId: user.id,
-      ruleId,
-      listingId: listing.id,
-      mode,
-      itemName: listing.item.market_hash_name,
-      priceCents: listing.price,
-      referenceCents: value.referenceCents,
-      exitCents: value.exitPriceCents,
-      seenAt: new Date(readAt),
-    });
+    // The claim and the owner's row are read side by side: two round trips become one wait.
+    const [claim, found] = await Promise.all([
+      claimMatch(deps.prisma, {
+        userId: hit.userId,
+        ruleId,
+        listingId: listing.id,
+        mode,
+        itemName: listing.item.market_hash_name,
+        priceCents: listing.price,
+        referenceCents: value.referenceCents,
+        exitCents: value.exitPriceCents,
+        seenAt: new Date(readAt),
+      }),
+      ruleAndOwner(deps.prisma, ruleId),
+    ]);
+    if (found === undefined || found.user.id !== hit.userId) {
+      // The claim checked the owner, so it cannot have taken a buy of someone else's rule.
+      if (claim.ok)
+        await settleAutoBuy(deps.prisma, claim.autoBuyId, { outcome: "skipped", detail: "rule gone" });
+      return { taken: claim.ok || (!claim.ok && claim.reason === "seen") };
+    }
+    const { rule, user } = found;
     // Seen before: its outcome DM was written then. Not armed any more: an ordinary alert.
     if (!claim.ok) return { taken: claim.reason === "seen" };
     const base = {

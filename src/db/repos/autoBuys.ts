@@ -103,7 +103,7 @@ export type ClaimResult =
   /** Handled before (a re-read after a crash, a second replica): do nothing. */
   | { ok: false; reason: "seen" }
   /** The rule was disarmed, paused or has used its buys since the index last looked. */
-  | { ok: false; reason: "not_armed"; autoBuyId: number };
+  | { ok: false; reason: "not_armed" };
 
 const ClaimRow = z.object({
   id: z.number().int().nullable(),
@@ -137,8 +137,9 @@ export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const row = ClaimRow.parse(rows[0]);
   if (row.id === null) return { ok: false, reason: "seen" };
   if (row.arm_buys === null || row.arm_max_buys === null) {
-    await settleAutoBuy(db, row.id, { outcome: "skipped", detail: "the rule was no longer armed" });
-    return { ok: false, reason: "not_armed", autoBuyId: row.id };
+    // Not armed after all: forget the match, so it is alerted as any other rule's would be.
+    await db.autoBuy.delete({ where: { id: row.id } });
+    return { ok: false, reason: "not_armed" };
   }
   return { ok: true, autoBuyId: row.id, buyNumber: row.arm_buys, maxBuys: row.arm_max_buys };
 }
@@ -161,13 +162,14 @@ export async function settleAutoBuy(
 /** A claimed buy that spent nothing gives its place back, so max_buys counts real buys. */
 export async function releaseClaim(db: Db, ruleId: number): Promise<void> {
   await db.$executeRaw`
-    UPDATE watch_rules SET arm_buys = greatest(arm_buys - 1, 0) WHERE id = ${ruleId} AND arm_mode IS NOT NULL`;
+    UPDATE watch_rules SET arm_buys = greatest(arm_buys - 1, 0), updated_at = now()
+     WHERE id = ${ruleId} AND arm_mode IS NOT NULL`;
 }
 
 /** Disarms the rule once its buys are used up; true when this call did. */
 export async function disarmWhenSpent(db: Db, ruleId: number): Promise<boolean> {
   const n = await db.$executeRaw`
-    UPDATE watch_rules SET arm_mode = NULL
+    UPDATE watch_rules SET arm_mode = NULL, updated_at = now()
      WHERE id = ${ruleId} AND arm_mode IS NOT NULL AND arm_buys >= arm_max_buys`;
   return n > 0;
 }
