@@ -237,6 +237,46 @@ describe("snipe mode through Discord", () => {
     await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
   });
 
+  it("GIVEN a live rule WHEN the purchase's answer is lost (502) THEN it is not retried, stays counted as unknown, AND the reconciler later tells the user it did not go through", async () => {
+    const item = uniqueItemName("lost");
+    await rule(alice, "lost answer", item, 40);
+    await armLive(alice, "lost answer", 3);
+    const before = buys();
+    bot.sandbox.control.injectFault({
+      method: "POST",
+      path: "/listings/buy",
+      kind: "status",
+      status: 502,
+      times: 1,
+    });
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 700 });
+    await feed();
+    const unknown = dmsAbout(alice, "Auto-buy outcome not known yet").filter((m) =>
+      textOf(m).includes(listing.id),
+    );
+    expect(unknown).toHaveLength(1);
+    // The unknown buy keeps its place: it may have gone through.
+    expect(textOf(unknown[0] as StoredMessage)).toContain("1 of 3 buys used");
+    expect(buys()).toBe(before + 1);
+    const commitment = await bot.db.prisma.purchase.findFirst({
+      where: { kind: "auto_buy", subjectId: listing.id },
+    });
+    expect(commitment?.status).toBe("unknown");
+
+    // Later: the listing is still for sale, so the purchase never landed; the user is told.
+    await bot.db.prisma.purchase.update({
+      where: { id: commitment?.id ?? -1 },
+      data: { createdAt: new Date(Date.now() - 10 * 60_000) },
+    });
+    await engine().runReconcileOnce();
+    while ((await engine().runDeliveryOnce()).claimed > 0);
+    const settled = await bot.db.prisma.purchase.findUnique({ where: { id: commitment?.id ?? -1 } });
+    expect(settled?.status).toBe("failed");
+    expect(dmsAbout(alice, listing.id).some((m) => /did not go through/i.test(textOf(m)))).toBe(true);
+    expect(buys()).toBe(before + 1);
+    await answer(bot.double.slash(alice, "watch disarm", { rule: "all" }));
+  });
+
   it("GIVEN no daily cap WHEN arming live THEN it is refused with the way to set one; bad input changes nothing", async () => {
     const item = uniqueItemName("nocap");
     await rule(bob, "no cap", item, 40);
