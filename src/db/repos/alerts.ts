@@ -17,7 +17,8 @@ export type AlertKind =
   | "key_revoked"
   | "digest"
   | "settlement"
-  | "feed_gap";
+  | "feed_gap"
+  | "weekly_report";
 
 export interface NewAlert {
   userId: number;
