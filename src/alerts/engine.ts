@@ -13,6 +13,7 @@ import {
   type DeliveryStats,
 } from "./delivery.ts";
 import { queueGapNotices } from "./feedGap.ts";
+import { createFateRecorder, type FateRecorder } from "./fateRecorder.ts";
 import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
 import { queueListingAlerts } from "./listingAlerts.ts";
@@ -63,6 +64,8 @@ export interface AlertEngineDeps {
   feed?: { maxPages?: number; minIntervalMs?: number; maxCatchUpMs?: number; startSkewMs?: number };
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
+  /** Where the feed reports listings gone from the market (the app's; default one of its own). */
+  fates?: FateRecorder;
   /** Pause between reconciler passes (default one minute). */
   reconcileIntervalMs?: number;
   metrics?: AlertMetrics;
@@ -178,6 +181,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   let rulesLoaded = false;
   let lastBidCycle: BidCycleResult | undefined;
   let lastTradeCycle: TradeCycleResult | undefined;
+  const ownFates = deps.fates === undefined;
+  const fates = deps.fates ?? createFateRecorder({ prisma: deps.prisma, logger: deps.logger, now });
 
   const delivery = createDeliveryWorker({
     prisma: deps.prisma,
@@ -217,6 +222,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       const queued = await queueGapNotices({ prisma: deps.prisma, logger: deps.logger }, gap);
       if (queued > 0) deliveryLoop.kick();
     },
+    // Recorded in the background: the next cycle's alerts do not wait for it.
+    onGone: (listingIds, at) => fates.observeGone(listingIds, at),
     handle: async (listings) => {
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
@@ -380,6 +387,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       if (released > 0) log.info({ released }, "unsent outbox claims handed back");
       await leader?.stop();
       leader = undefined;
+      if (ownFates) await fates.close();
       log.info("alert engine stopped");
     },
     runFeedOnce,
