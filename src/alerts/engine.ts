@@ -3,6 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
+import type { FeeModel } from "../market/fees.ts";
 import type { KeyOpener } from "./accounts.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
 import { releaseClaims } from "../db/repos/outbox.ts";
@@ -23,6 +24,7 @@ import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
 import type { Db } from "./store.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
+import { queueWeeklyReports } from "./weeklyReport.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
 
@@ -64,8 +66,12 @@ export interface AlertEngineDeps {
   feed?: { maxPages?: number; minIntervalMs?: number; maxCatchUpMs?: number; startSkewMs?: number };
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
+  /** Cron expression of the weekly missed-deal report, in UTC (default Mondays 09:00). */
+  weeklyReportCron?: string;
   /** Where the feed reports listings gone from the market (the app's; default one of its own). */
   fates?: FateRecorder;
+  /** Fee model of the weekly report's net figures (default DEFAULT_FEES). */
+  fees?: FeeModel;
   /** Pause between reconciler passes (default one minute). */
   reconcileIntervalMs?: number;
   metrics?: AlertMetrics;
@@ -89,6 +95,8 @@ export interface AlertEngine {
   runBidsOnce(): Promise<BidCycleResult>;
   runTradesOnce(): Promise<TradeCycleResult>;
   runRemindersOnce(): Promise<number>;
+  /** Queues the missed-deal report of the week of `now` (default the engine's clock); returns how many. */
+  runWeeklyReportOnce(now?: Date): Promise<number>;
   /** Settles commitments whose outcome was lost (and open offers that ended). */
   runReconcileOnce(): Promise<ReconcileResult>;
   runDeliveryOnce(): Promise<DeliveryResult>;
@@ -274,6 +282,18 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     return lastTradeCycle;
   });
   const runRemindersOnce = serial(() => trades.runRemindersOnce());
+  const runWeeklyReportOnce = serialQueue();
+  const weeklyReport = (at: Date = now()) =>
+    runWeeklyReportOnce(async () => {
+      // Sightings still waiting for their batch count this week too.
+      await fates.flush();
+      const queued = await queueWeeklyReports(
+        { prisma: deps.prisma, logger: deps.logger, ...(deps.fees === undefined ? {} : { fees: deps.fees }) },
+        at,
+      );
+      if (queued > 0) deliveryLoop.kick();
+      return queued;
+    });
   const runReconcileOnce = serial(async () => {
     const result = await reconciler.runOnce();
     if (result.settled > 0) deliveryLoop.kick();
@@ -330,6 +350,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     () => deps.reconcileIntervalMs ?? 60_000,
   );
   let reminderTask: ScheduledTask | undefined;
+  let weeklyTask: ScheduledTask | undefined;
 
   return {
     ruleIndex,
@@ -366,11 +387,21 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         },
         { name: "trade-reminders", noOverlap: true },
       );
+      weeklyTask = cron.schedule(
+        deps.weeklyReportCron ?? "0 9 * * 1",
+        async () => {
+          if (!leading()) return;
+          await weeklyReport().catch((err: unknown) => log.error({ err }, "weekly report pass failed"));
+        },
+        { name: "weekly-report", noOverlap: true, timezone: "UTC" },
+      );
       log.info({ workerId: delivery.workerId }, "alert engine started");
     },
     async stop() {
       await reminderTask?.destroy();
       reminderTask = undefined;
+      await weeklyTask?.destroy();
+      weeklyTask = undefined;
       await Promise.all([
         feedLoop.stop(),
         bidLoop.stop(),
@@ -394,6 +425,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     runBidsOnce,
     runTradesOnce,
     runRemindersOnce,
+    runWeeklyReportOnce: weeklyReport,
     runReconcileOnce,
     runDeliveryOnce: () => delivery.runOnce(),
     async syncRulesOnce() {
