@@ -17,6 +17,7 @@ import { queueGapNotices } from "./feedGap.ts";
 import { createFateRecorder, type FateRecorder } from "./fateRecorder.ts";
 import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
+import { createLoop, serial, serialQueue } from "./loop.ts";
 import { queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
@@ -106,80 +107,6 @@ export interface AlertEngine {
   onRuleChange(change: RuleChange): void;
   stats(): AlertEngineStats;
   readonly ruleIndex: RuleIndex;
-}
-
-interface Loop {
-  start(): void;
-  stop(): Promise<void>;
-  /** Runs the next pass as soon as the current one (if any) ends. */
-  kick(): void;
-}
-
-/**
- * Runs calls of `fn` one after another. A poller's cycle reads state (the feed mark, the rule
- * index, tracked rows) that a second cycle running beside it could move backwards; the loops
- * never overlap, but tests and tools call run*Once() while the loops run.
- */
-function serialQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (fn) => {
-    const run = last.then(fn, fn);
-    last = run.catch(() => undefined);
-    return run;
-  };
-}
-
-function serial<T>(fn: () => Promise<T>): () => Promise<T> {
-  const queue = serialQueue();
-  return () => queue(fn);
-}
-
-/** A self-rescheduling timer: one pass at a time, delay chosen after each pass (told how long it took). */
-function createLoop(
-  name: string,
-  log: Logger,
-  pass: () => Promise<void>,
-  delayMs: (passMs: number) => number,
-): Loop {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let active = false;
-  let kicked = false;
-
-  const schedule = (ms: number) => {
-    if (!active) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, ms));
-  };
-  function run(): void {
-    timer = undefined;
-    if (!active || running) return;
-    kicked = false;
-    const startedAt = Date.now();
-    running = pass()
-      .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
-      .finally(() => {
-        running = undefined;
-        schedule(kicked ? 0 : delayMs(Date.now() - startedAt));
-      });
-  }
-  return {
-    start() {
-      if (active) return;
-      active = true;
-      schedule(0);
-    },
-    async stop() {
-      active = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
-    kick() {
-      if (running) kicked = true;
-      else schedule(0);
-    },
-  };
 }
 
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
