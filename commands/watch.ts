@@ -29,7 +29,17 @@ import { embed, notice } from "../src/discord/render/embeds.ts";
 import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { UserFacingError } from "../src/errors.ts";
 import { safeUserText } from "../src/input/parse.ts";
+import { shadowReport } from "../src/snipe/arming.ts";
 import type { MarketApi } from "../src/market/client.ts";
+import {
+  ARM_ACTIONS,
+  ARM_SUBCOMMANDS,
+  cancelArm,
+  confirmArm,
+  disarmFromDm,
+  runArm,
+  runDisarm,
+} from "./watch/arm.ts";
 
 const NAME_OPTION = {
   name: "name",
@@ -184,6 +194,7 @@ export const command = defineCommand({
         type: ApplicationCommandOptionType.Subcommand,
         options: [NAME_OPTION],
       },
+      ...ARM_SUBCOMMANDS,
     ],
   },
   async autocomplete(ctx) {
@@ -196,10 +207,28 @@ export const command = defineCommand({
       );
       return names.map((n) => ({ name: truncate(n, 100), value: n }));
     }
-    const names = await ruleNames(deps, { discordId: ctx.user.id, prefix: ctx.focused.value.trim() });
-    return names.map((n) => ({ name: n, value: n }));
+    const typed = ctx.focused.value.trim();
+    const names = await ruleNames(deps, { discordId: ctx.user.id, prefix: typed });
+    const choices = names.map((n) => ({ name: n, value: n }));
+    // `all` first for disarm when it fits what was typed.
+    if (ctx.path === "disarm" && "all".startsWith(typed.toLowerCase()))
+      return [{ name: "all (every armed rule)", value: "all" }, ...choices].slice(0, 25);
+    return choices;
   },
   subcommands: {
+    arm: {
+      defer: "ephemeral",
+      run: (ctx) =>
+        runArm(ctx, {
+          rule: ctx.options.string("rule"),
+          mode: ctx.options.string("mode"),
+          maxBuys: ctx.options.integer("max_buys"),
+        }),
+    },
+    disarm: {
+      defer: "ephemeral",
+      run: (ctx) => runDisarm(ctx, { rule: ctx.options.string("rule") }),
+    },
     add: {
       defer: "ephemeral",
       async run(ctx) {
@@ -250,12 +279,16 @@ export const command = defineCommand({
             embeds: [notice("info", "You have no watch rules yet. Add one with `/watch add`.")],
           };
         }
-        const lines = rules.map((r) => {
-          const state = r.enabled ? "🟢" : "⏸️";
-          const matched = r.matchCount > 0 ? ` · ${r.matchCount} alert${r.matchCount === 1 ? "" : "s"}` : "";
-          const last = r.lastMatchedAt ? `, last ${relativeTime(r.lastMatchedAt)}` : "";
-          return `${state} **${safeUserText(r.name, 50)}** → ${where(r)}${matched}${last}\n${r.summary}`;
-        });
+        const lines = await Promise.all(
+          rules.map(async (r) => {
+            const state = r.enabled ? "🟢" : "⏸️";
+            const matched =
+              r.matchCount > 0 ? ` · ${r.matchCount} alert${r.matchCount === 1 ? "" : "s"}` : "";
+            const last = r.lastMatchedAt ? `, last ${relativeTime(r.lastMatchedAt)}` : "";
+            const arm = await armLine(ctx, r);
+            return `${state} **${safeUserText(r.name, 50)}** (#${r.id}) → ${where(r)}${matched}${last}\n${r.summary}${arm}`;
+          }),
+        );
         return {
           ephemeral: true,
           embeds: [
@@ -350,7 +383,29 @@ export const command = defineCommand({
       },
     },
   },
+  components: {
+    // The confirmation becomes the receipt; refusals (expired, changed rule) arrive privately.
+    [ARM_ACTIONS.arm]: { defer: "update", run: confirmArm },
+    [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
+    [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
+  },
 });
+
+/** The snipe-mode line under an armed rule: buys used and, in shadow mode, the paper result. */
+async function armLine(ctx: BaseContext, r: RuleView): Promise<string> {
+  if (r.arm === undefined) return "";
+  const used = `${r.arm.buys}/${r.arm.maxBuys}`;
+  if (r.arm.mode === "live") return `\n🎯 **Armed live**: ${used} buys used.`;
+  const p = await shadowReport(
+    { prisma: ctx.deps.prisma, logger: ctx.log, now: ctx.deps.now },
+    { ruleId: r.id, since: r.arm.since },
+  );
+  const paper =
+    p.wouldHaveBought === 0
+      ? "nothing yet"
+      : `would have bought ${p.wouldHaveBought} for ${money(p.spentCents)}, paper result ${money(p.paperNetCents, { sign: true })} at reference after fees${p.unpriced > 0 ? ` (${p.unpriced} without a reference)` : ""}`;
+  return `\n👁️ **Armed in shadow**: ${used} · ${paper}.`;
+}
 
 function ruleDeps(deps: BotDeps) {
   return { prisma: deps.prisma, logger: deps.logger, maxRulesPerUser: deps.config.MAX_RULES_PER_USER };

@@ -7,6 +7,8 @@ import { describeFilters, referencePriceOf, type RuleFilters } from "./ruleFilte
 /** Dedupe keys: one place, so two pollers (or two replicas) can never spell one alert two ways. */
 export const dedupeKey = {
   listing: (ruleId: number | string, listingId: string) => `listing:${ruleId}:${listingId}`,
+  /** One armed match: what the rule did (or would have done) with the listing. */
+  autoBuy: (ruleId: number | string, listingId: string) => `autobuy:${ruleId}:${listingId}`,
   outbid: (userId: number, listingId: string, topBid: string) => `outbid:${userId}:${listingId}:${topBid}`,
   auctionEnded: (userId: number, listingId: string) => `auction:${userId}:${listingId}`,
   /**

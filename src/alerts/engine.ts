@@ -26,6 +26,7 @@ import type { AlertSender } from "./sender.ts";
 import type { Db } from "./store.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
 import { queueWeeklyReports } from "./weeklyReport.ts";
+import { createAutoBuyer, type AutoBuyer } from "../snipe/autoBuyer.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
 
@@ -107,6 +108,8 @@ export interface AlertEngine {
   onRuleChange(change: RuleChange): void;
   stats(): AlertEngineStats;
   readonly ruleIndex: RuleIndex;
+  /** Snipe mode: armed rules' purchases (tests wait for them with idle()). */
+  readonly autoBuyer: AutoBuyer;
 }
 
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
@@ -159,13 +162,19 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     },
     // Recorded in the background: the next cycle's alerts do not wait for it.
     onGone: (listingIds, at) => fates.observeGone(listingIds, at),
-    handle: async (listings) => {
+    handle: async (listings, meta) => {
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index },
+        {
+          prisma: deps.prisma,
+          logger: deps.logger,
+          index: ruleIndex.index,
+          snipe: { armedMode: (id) => ruleIndex.armedMode(id), autoBuyer },
+        },
         listings,
+        meta.readAt,
       );
       if (result.queued > 0) deliveryLoop.kick();
     },
@@ -177,6 +186,14 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     logger: deps.logger,
     now,
   };
+  const autoBuyer = createAutoBuyer({
+    prisma: deps.prisma,
+    market: deps.market,
+    openKey: deps.openKey,
+    logger: deps.logger,
+    now,
+    onAlertQueued: () => deliveryLoop.kick(),
+  });
   const bids = createBidPoller(accountDeps);
   const trades = createTradePoller(accountDeps);
   const reconciler = createReconciler(accountDeps);
@@ -281,6 +298,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
 
   return {
     ruleIndex,
+    autoBuyer,
     async start() {
       leader = createLeader({
         url: deps.databaseUrl,
@@ -336,6 +354,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         reconcileLoop.stop(),
         deliveryLoop.stop(),
       ]);
+      // Purchases already sent finish and are recorded (never abandoned half-way).
+      await autoBuyer.idle();
       // A pass that failed half-way may leave claims behind: hand them back now rather than
       // after their lease, so another replica (or the next start) sends them at once.
       const released = await releaseClaims(deps.prisma, delivery.workerId).catch((err: unknown) => {

@@ -76,7 +76,7 @@ export interface FeedPollerOptions {
    * Receives the new listings of one cycle, oldest first. Must have written every alert before
    * it resolves: the mark moves only afterwards, so a crash re-reads rather than skips.
    */
-  handle(listings: Listing[]): Promise<void>;
+  handle(listings: Listing[], meta: FeedReadMeta): Promise<void>;
   /**
    * Tells whoever could have missed a match about listings that will never be read. Must have
    * written its notices before it resolves (the mark then moves past the gap), and write each
@@ -153,6 +153,11 @@ const PAGE_SIZE = 50;
 const ENDPOINT = "GET /listings" as const;
 const BEGINNING: FeedMark = { listingId: NO_LISTING, createdAt: new Date(0).toISOString() };
 
+/** When the listings handed on were read (wall clock, ms). */
+export interface FeedReadMeta {
+  readAt: number;
+}
+
 export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const log = opts.logger.child({ module: "alerts.feed" });
   const api = opts.market.forKey(opts.apiKey);
@@ -212,6 +217,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     const fresh: Listing[] = [];
     const seen = new Set<string>();
     let firstPage: ListingPage | undefined;
+    /** Wall-clock ms when this cycle's first page answered: armed rules measure from here. */
+    let readAt: number | undefined;
 
     const read = async (cursor: string | undefined): Promise<ListingPage> => {
       const page = await api.searchListings({
@@ -221,6 +228,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       });
       pages += 1;
       stats.pagesFetched += 1;
+      readAt ??= Date.now();
       return page;
     };
     /** Takes a page's listings newer than the floor; reached: it met the floor. */
@@ -336,7 +344,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
         return Number.isNaN(at) ? [] : [Math.max(0, t - at)];
       });
       stats.lastLagMs = lags.length > 0 ? Math.max(...lags) : stats.lastLagMs;
-      await opts.handle(fresh);
+      await opts.handle(fresh, { readAt: readAt ?? Date.now() });
       stats.listingsHandled += fresh.length;
     }
     // After the alerts are written, never before: a crash in between re-reads these listings

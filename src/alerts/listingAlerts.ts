@@ -3,6 +3,8 @@ import type { Logger } from "../log.ts";
 import type { Listing } from "../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "./content.ts";
 import type { MatcherIndex } from "./matcher.ts";
+import type { ArmMode } from "./ruleIndex.ts";
+import { hitKey, type ArmedHit, type AutoBuyer } from "../snipe/autoBuyer.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
 import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
@@ -11,6 +13,8 @@ export interface ListingAlertDeps {
   prisma: Db;
   logger: Logger;
   index: MatcherIndex;
+  /** Snipe mode: armed rules act on their matches first; absent, every match only alerts. */
+  snipe?: { armedMode(ruleId: string): ArmMode | undefined; autoBuyer: AutoBuyer } | undefined;
 }
 
 export interface ListingAlertResult {
@@ -18,6 +22,8 @@ export interface ListingAlertResult {
   matched: number;
   /** Alerts newly queued (a re-read after a crash queues none). */
   queued: number;
+  /** Matches armed rules took over (they DM what they did instead of an ordinary alert). */
+  armed: number;
 }
 
 /**
@@ -28,12 +34,22 @@ export interface ListingAlertResult {
 export async function queueListingAlerts(
   deps: ListingAlertDeps,
   listings: readonly Listing[],
+  readAt: number = Date.now(),
 ): Promise<ListingAlertResult> {
   const hits: Array<{ listing: Listing; ruleId: number }> = [];
+  const armed: ArmedHit[] = [];
   for (const listing of listings) {
-    for (const ref of deps.index.match(listing)) hits.push({ listing, ruleId: Number(ref.id) });
+    for (const ref of deps.index.match(listing)) {
+      const ruleId = Number(ref.id);
+      hits.push({ listing, ruleId });
+      const mode = deps.snipe?.armedMode(ref.id);
+      if (mode !== undefined) armed.push({ listing, ruleId, mode });
+    }
   }
-  if (hits.length === 0) return { matched: 0, queued: 0 };
+  if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
+  // Armed rules first, before any database read of the others: their purchase is a race.
+  const taken =
+    armed.length > 0 && deps.snipe ? await deps.snipe.autoBuyer.act(armed, readAt) : new Set<string>();
 
   const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
   const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
@@ -41,6 +57,7 @@ export async function queueListingAlerts(
 
   const alerts: NewAlert[] = [];
   for (const { listing, ruleId } of hits) {
+    if (taken.has(hitKey(ruleId, listing.id))) continue;
     const rule = byId.get(ruleId);
     // Listing alerts need no key, so unlinked users keep them; a revoked key pauses every alert
     // until the user re-links or unlinks (they were told once, see accounts.ts).
@@ -62,7 +79,7 @@ export async function queueListingAlerts(
   if (written.length > 0) {
     deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
   }
-  return { matched: hits.length, queued: written.length };
+  return { matched: hits.length, queued: written.length, armed: taken.size };
 }
 
 /**

@@ -158,6 +158,45 @@ export const WeeklyReportAlert = z.object({
 });
 export type WeeklyReportAlert = z.infer<typeof WeeklyReportAlert>;
 
+/**
+ * What an armed rule did with a match (src/snipe/autoBuyer.ts): in shadow mode what it would
+ * have done, in live mode what happened to the purchase.
+ */
+export const AutoBuyAlert = z.object({
+  kind: z.literal("auto_buy"),
+  mode: z.enum(["shadow", "live"]),
+  outcome: z.enum([
+    "would_buy",
+    "would_refuse",
+    "bought",
+    "lost",
+    "cap_refused",
+    "key_refused",
+    "unknown",
+    "failed",
+  ]),
+  ruleId: z.string().min(1),
+  ruleName: z.string(),
+  listingId: Id,
+  itemName: z.string(),
+  priceCents: Cents,
+  referenceCents: Cents.optional(),
+  /** What resale at the reference would net after the seller fee (negative: a loss). */
+  netResaleCents: z.number().int().optional(),
+  /** What selling at once to the best buy order would net after the fee. */
+  exitNetCents: z.number().int().optional(),
+  /** Why, in words, when the outcome needs one (the cap message, the refusal). */
+  detail: z.string().optional(),
+  /** This match was buy `buyNumber` of `maxBuys` since the rule was armed. */
+  buyNumber: z.number().int().min(0),
+  maxBuys: z.number().int().min(1),
+  /** The rule is no longer armed after this match (its buys are used up, or the key was refused). */
+  disarmed: z.boolean(),
+  /** From the feed reading the listing to the purchase request leaving. */
+  reactionMs: z.number().int().min(0).optional(),
+});
+export type AutoBuyAlert = z.infer<typeof AutoBuyAlert>;
+
 /** One alert; every kind the pollers write. */
 export const SingleAlert = z.discriminatedUnion("kind", [
   ListingAlert,
@@ -169,6 +208,7 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   SettlementAlert,
   FeedGapAlert,
   WeeklyReportAlert,
+  AutoBuyAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;
 

@@ -17,7 +17,12 @@ export interface RuleIndex {
    */
   syncChanges(): Promise<boolean>;
   readonly size: number;
+  /** The rule's snipe mode when it is armed (src/snipe): its matches buy, or record, at once. */
+  armedMode(ruleId: string): ArmMode | undefined;
+  readonly armedCount: number;
 }
+
+export type ArmMode = "shadow" | "live";
 
 /**
  * Commits can land out of updated_at order (a transaction that stamped its row earlier may
@@ -28,17 +33,30 @@ const SLACK_MS = 30_000;
 export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex {
   const log = deps.logger.child({ module: "alerts.rules" });
   let index = createMatcherIndex();
+  // Armed rules are few (each needs its owner to confirm); a side map keeps the index unchanged.
+  let armed = new Map<string, ArmMode>();
   let mark: Date | undefined;
   let knownCount = -1;
 
-  function upsert(rule: { id: number; userId: number; filters: unknown; enabled: boolean }): void {
+  function upsert(rule: {
+    id: number;
+    userId: number;
+    filters: unknown;
+    enabled: boolean;
+    armMode?: ArmMode | null | undefined;
+  }): void {
     const id = String(rule.id);
     const filters = rule.enabled ? parseStoredFilters(rule, log) : undefined;
     if (filters === undefined) {
       index.remove(id);
+      armed.delete(id);
       return;
     }
     index.add({ id, userId: String(rule.userId), filters });
+    // Undefined: a change that does not speak of arming (a pause from this process) keeps it.
+    if (rule.armMode === undefined) return;
+    if (rule.armMode === null) armed.delete(id);
+    else armed.set(id, rule.armMode);
   }
 
   return {
@@ -48,20 +66,29 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
     get size() {
       return index.size;
     },
+    get armedCount() {
+      return armed.size;
+    },
+    armedMode(ruleId) {
+      return armed.get(ruleId);
+    },
     async loadAll() {
       // The snapshot comes first: a change landing during the load is then seen by the next sync.
       const before = await ruleSnapshot(deps.prisma);
       // Room for every rule at once (the count includes paused ones): no copies while growing.
       const fresh = createMatcherIndex({ capacity: before.count });
+      const freshArmed = new Map<string, ArmMode>();
       // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {
         for (const row of batch) {
           const filters = parseStoredFilters(row, log);
           if (filters === undefined) continue;
           fresh.add({ id: String(row.id), userId: String(row.userId), filters });
+          if (row.armMode) freshArmed.set(String(row.id), row.armMode);
         }
       }
       index = fresh;
+      armed = freshArmed;
       mark = before.max;
       knownCount = before.count;
       log.info({ rules: fresh.size }, "watch rules loaded");
@@ -70,6 +97,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
     apply(change) {
       if (change.type === "remove") {
         index.remove(String(change.ruleId));
+        armed.delete(String(change.ruleId));
       } else {
         upsert(change.rule);
       }
@@ -87,7 +115,10 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
       const alive = new Set(enabled);
       const gone: string[] = [];
       for (const id of index.ids()) if (!alive.has(Number(id))) gone.push(id);
-      for (const id of gone) index.remove(id);
+      for (const id of gone) {
+        index.remove(id);
+        armed.delete(id);
+      }
       mark = now.max;
       knownCount = now.count;
       log.debug({ updated: rows.length, rules: index.size }, "watch rules synced");

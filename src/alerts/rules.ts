@@ -23,6 +23,8 @@ export interface RuleView {
   enabled: boolean;
   matchCount: number;
   lastMatchedAt: Date | undefined;
+  /** Snipe mode, when armed: buys used of the most allowed since arming. */
+  arm: { mode: "shadow" | "live"; buys: number; maxBuys: number; since: Date } | undefined;
 }
 
 /** What the matcher index needs to hear about; the engine applies it to its index at once. */
@@ -48,6 +50,10 @@ interface RuleRow {
   enabled: boolean;
   matchCount: number;
   lastMatchedAt: Date | null;
+  armMode?: "shadow" | "live" | null;
+  armMaxBuys?: number | null;
+  armBuys?: number;
+  armedAt?: Date | null;
 }
 
 /** Parses a stored rule; a row that no longer parses is reported and treated as absent. */
@@ -79,6 +85,15 @@ function toView(row: RuleRow, filters: RuleFilters): RuleView {
     enabled: row.enabled,
     matchCount: row.matchCount,
     lastMatchedAt: row.lastMatchedAt ?? undefined,
+    arm:
+      row.armMode == null
+        ? undefined
+        : {
+            mode: row.armMode,
+            buys: row.armBuys ?? 0,
+            maxBuys: row.armMaxBuys ?? 1,
+            since: row.armedAt ?? new Date(0),
+          },
   };
 }
 

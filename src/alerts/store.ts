@@ -322,7 +322,7 @@ export async function ruleSnapshot(prisma: Db): Promise<{ count: number; max: Da
 export function rulesUpdatedSince(prisma: Db, since: Date) {
   return prisma.watchRule.findMany({
     where: { updatedAt: { gte: since } },
-    select: { id: true, userId: true, filters: true, enabled: true },
+    select: { id: true, userId: true, filters: true, enabled: true, armMode: true },
   });
 }
 

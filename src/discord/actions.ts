@@ -31,6 +31,8 @@ export const ACTIONS = {
   /** Asks to confirm, then cancels; subject: trade id. Handled by commands/trades.ts. */
   tradeCancel: "alert.cancel",
   tradeAcceptAll: "trade.acceptall",
+  /** Disarms an armed rule (snipe mode); subject: rule id. Handled by commands/watch.ts. */
+  watchDisarm: "watch.disarm",
 } as const;
 
 export type Action = (typeof ACTIONS)[keyof typeof ACTIONS];

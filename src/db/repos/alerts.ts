@@ -18,6 +18,7 @@ export type AlertKind =
   | "digest"
   | "settlement"
   | "feed_gap"
+  | "auto_buy"
   | "weekly_report";
 
 export interface NewAlert {

@@ -20,6 +20,11 @@ export interface WatchRuleRecord {
   matchCount: number;
   lastMatchedAt: Date | null;
   createdAt: Date;
+  /** Snipe mode: null when the rule only alerts. */
+  armMode: "shadow" | "live" | null;
+  armMaxBuys: number | null;
+  armBuys: number;
+  armedAt: Date | null;
 }
 
 export interface NewRule {
@@ -56,6 +61,10 @@ export function toRuleRecord(r: WatchRule): WatchRuleRecord {
     matchCount: r.matchCount,
     lastMatchedAt: r.lastMatchedAt,
     createdAt: r.createdAt,
+    armMode: r.armMode,
+    armMaxBuys: r.armMaxBuys,
+    armBuys: r.armBuys,
+    armedAt: r.armedAt,
   };
 }
 
@@ -174,6 +183,7 @@ export interface EnabledRule {
   userId: number;
   /** Stored JSON: parse with the alerts module's RuleFilters schema before use. */
   filters: unknown;
+  armMode: "shadow" | "live" | null;
 }
 
 /**
@@ -194,7 +204,7 @@ export async function* loadAllEnabledRules(
       where: { enabled: true, id: { gt: afterId } },
       orderBy: { id: "asc" },
       take,
-      select: { id: true, userId: true, filters: true },
+      select: { id: true, userId: true, filters: true, armMode: true },
     });
     if (rows.length === 0) return;
     yield rows;

@@ -23,6 +23,7 @@ import type {
 import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
+import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { absoluteTime, compactDuration, money, relativeTime, truncate } from "./format.ts";
@@ -39,6 +40,7 @@ export const ALERT_ACTIONS = {
   accept: ACTIONS.tradeAccept,
   cancel: ACTIONS.tradeCancel,
   view: "alert.view",
+  disarm: ACTIONS.watchDisarm,
 } as const;
 
 export interface RenderedAlert {
@@ -328,6 +330,8 @@ export function alertLine(a: SingleAlert): string {
       return `⚠️ Some new listings ${gapWindow(a)} were not checked; your rules may have missed a match.`;
     case "weekly_report":
       return `📊 ${weeklyReportText(a)}`;
+    case "auto_buy":
+      return autoBuyLine(a);
   }
 }
 
@@ -391,6 +395,12 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       return { embeds: [feedGapEmbed(alert)], components: [] };
     case "weekly_report":
       return { embeds: [weeklyReportEmbed(alert)], components: [] };
+    case "auto_buy": {
+      const buttons = [button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId)];
+      if (!alert.disarmed)
+        buttons.push(button("Disarm", ButtonStyle.Danger, ALERT_ACTIONS.disarm, alert.ruleId, ownerId));
+      return { embeds: [autoBuyEmbed(alert)], components: row(buttons) };
+    }
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }

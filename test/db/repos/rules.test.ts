@@ -96,10 +96,10 @@ describe("watch rules repository", () => {
     });
   });
 
-  it("GIVEN enabled and disabled rules WHEN loaded for the matcher THEN enabled ones arrive in id-ordered batches with only their owner and filters", async () => {
+  it("GIVEN enabled and disabled rules WHEN loaded for the matcher THEN enabled ones arrive in id-ordered batches with only their owner, filters and arming", async () => {
     const users = [await newUser(), await newUser(), await newUser()];
     const disabled = new Set<number>();
-    const created = new Map<number, { id: number; userId: number; filters: unknown }>();
+    const created = new Map<number, EnabledRule>();
     for (let i = 0; i < 25; i++) {
       const user = users[i % 3];
       if (!user) throw new Error("unreachable");
@@ -109,7 +109,7 @@ describe("watch rules repository", () => {
         { maxRulesPerUser: 50 },
       );
       if (!r.ok) throw new Error("expected a rule");
-      created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters: { i } });
+      created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters: { i }, armMode: null });
       if (i % 5 === 0) {
         await setRuleEnabled(db.prisma, user.id, r.rule.id, false);
         disabled.add(r.rule.id);

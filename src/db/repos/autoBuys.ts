@@ -1,0 +1,188 @@
+// Armed rules and their matches: arming, disarming, and the claim that lets one armed match act
+// once (unique per rule and listing) and only while the rule has buys left.
+import { z } from "zod";
+import type { AutoBuy } from "../../generated/prisma/client.ts";
+import type { Db } from "../types.ts";
+import { centsFromDb, centsToDb, nullableCentsFromDb } from "../types.ts";
+
+export type ArmMode = "shadow" | "live";
+export type AutoBuyOutcome =
+  | "pending"
+  | "would_buy"
+  | "would_refuse"
+  | "bought"
+  | "lost"
+  | "cap_refused"
+  | "key_refused"
+  | "unknown"
+  | "failed"
+  | "skipped";
+
+export interface AutoBuyRecord {
+  id: number;
+  userId: number;
+  ruleId: number | null;
+  listingId: string;
+  mode: ArmMode;
+  itemName: string;
+  priceCents: number;
+  referenceCents: number | null;
+  exitCents: number | null;
+  outcome: AutoBuyOutcome;
+  detail: string | null;
+  seenAt: Date;
+  sentAt: Date | null;
+  createdAt: Date;
+}
+
+function toRecord(r: AutoBuy): AutoBuyRecord {
+  return {
+    id: r.id,
+    userId: r.userId,
+    ruleId: r.ruleId,
+    listingId: r.listingId,
+    mode: r.mode,
+    itemName: r.itemName,
+    priceCents: centsFromDb(r.priceCents),
+    referenceCents: nullableCentsFromDb(r.referenceCents),
+    exitCents: nullableCentsFromDb(r.exitCents),
+    outcome: r.outcome,
+    detail: r.detail,
+    seenAt: r.seenAt,
+    sentAt: r.sentAt,
+    createdAt: r.createdAt,
+  };
+}
+
+/** Arms the user's rule (buys counted from zero again); false when it is not theirs any more. */
+export async function armRule(
+  db: Db,
+  input: { userId: number; ruleId: number; mode: ArmMode; maxBuys: number; at: Date },
+): Promise<boolean> {
+  const { count } = await db.watchRule.updateMany({
+    where: { id: input.ruleId, userId: input.userId },
+    data: { armMode: input.mode, armMaxBuys: input.maxBuys, armBuys: 0, armedAt: input.at, enabled: true },
+  });
+  return count === 1;
+}
+
+/** Disarms one armed rule of the user, or all of them: the names of the rules disarmed. */
+export async function disarmRules(
+  db: Db,
+  input: { userId: number; ruleId?: number; mode?: ArmMode },
+): Promise<string[]> {
+  const where = {
+    userId: input.userId,
+    armMode: input.mode ?? { not: null },
+    ...(input.ruleId === undefined ? {} : { id: input.ruleId }),
+  };
+  const rules = await db.watchRule.findMany({ where, select: { id: true, name: true } });
+  if (rules.length === 0) return [];
+  await db.watchRule.updateMany({
+    where: { id: { in: rules.map((r) => r.id) }, armMode: { not: null } },
+    data: { armMode: null },
+  });
+  return rules.map((r) => r.name);
+}
+
+export interface ClaimInput {
+  userId: number;
+  ruleId: number;
+  listingId: string;
+  mode: ArmMode;
+  itemName: string;
+  priceCents: number;
+  referenceCents: number | undefined;
+  exitCents: number | undefined;
+  seenAt: Date;
+}
+
+export type ClaimResult =
+  /** This match may act: it is buy number `buyNumber` of `maxBuys`. */
+  | { ok: true; autoBuyId: number; buyNumber: number; maxBuys: number }
+  /** Handled before (a re-read after a crash, a second replica): do nothing. */
+  | { ok: false; reason: "seen" }
+  /** The rule was disarmed, paused or has used its buys since the index last looked. */
+  | { ok: false; reason: "not_armed"; autoBuyId: number };
+
+const ClaimRow = z.object({
+  id: z.number().int().nullable(),
+  arm_buys: z.number().int().nullable(),
+  arm_max_buys: z.number().int().nullable(),
+});
+
+/**
+ * One statement: records the match (once per rule and listing) and, only if it was new, takes
+ * one of the rule's buys while it is armed in this mode with buys left. Atomic, so neither a
+ * second replica nor a re-read can act twice, and max_buys holds under any concurrency.
+ */
+export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  const rows = await db.$queryRaw<unknown[]>`
+    WITH ins AS (
+      INSERT INTO auto_buys (user_id, rule_id, listing_id, mode, item_name, price_cents,
+                             reference_cents, exit_cents, seen_at)
+      VALUES (${c.userId}, ${c.ruleId}, ${c.listingId}, ${c.mode}::arm_mode, ${c.itemName},
+              ${centsToDb(c.priceCents)}, ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)},
+              ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}, ${c.seenAt})
+      ON CONFLICT (rule_id, listing_id) DO NOTHING
+      RETURNING id
+    ), claim AS (
+      UPDATE watch_rules SET arm_buys = arm_buys + 1
+       WHERE id = ${c.ruleId} AND user_id = ${c.userId} AND arm_mode = ${c.mode}::arm_mode
+         AND enabled AND arm_buys < arm_max_buys AND EXISTS (SELECT 1 FROM ins)
+      RETURNING arm_buys, arm_max_buys
+    )
+    SELECT (SELECT id FROM ins) AS id, claim.arm_buys, claim.arm_max_buys
+      FROM (SELECT 1) AS one LEFT JOIN claim ON true`;
+  const row = ClaimRow.parse(rows[0]);
+  if (row.id === null) return { ok: false, reason: "seen" };
+  if (row.arm_buys === null || row.arm_max_buys === null) {
+    await settleAutoBuy(db, row.id, { outcome: "skipped", detail: "the rule was no longer armed" });
+    return { ok: false, reason: "not_armed", autoBuyId: row.id };
+  }
+  return { ok: true, autoBuyId: row.id, buyNumber: row.arm_buys, maxBuys: row.arm_max_buys };
+}
+
+export async function markSent(db: Db, id: number, at: Date): Promise<void> {
+  await db.autoBuy.update({ where: { id }, data: { sentAt: at } });
+}
+
+export async function settleAutoBuy(
+  db: Db,
+  id: number,
+  s: { outcome: AutoBuyOutcome; detail?: string | undefined; at?: Date },
+): Promise<void> {
+  await db.autoBuy.update({
+    where: { id },
+    data: { outcome: s.outcome, detail: s.detail ?? null, settledAt: s.at ?? new Date() },
+  });
+}
+
+/** A claimed buy that spent nothing gives its place back, so max_buys counts real buys. */
+export async function releaseClaim(db: Db, ruleId: number): Promise<void> {
+  await db.$executeRaw`
+    UPDATE watch_rules SET arm_buys = greatest(arm_buys - 1, 0) WHERE id = ${ruleId} AND arm_mode IS NOT NULL`;
+}
+
+/** Disarms the rule once its buys are used up; true when this call did. */
+export async function disarmWhenSpent(db: Db, ruleId: number): Promise<boolean> {
+  const n = await db.$executeRaw`
+    UPDATE watch_rules SET arm_mode = NULL
+     WHERE id = ${ruleId} AND arm_mode IS NOT NULL AND arm_buys >= arm_max_buys`;
+  return n > 0;
+}
+
+/** The user's latest armed matches, newest first. */
+export async function recentAutoBuys(db: Db, userId: number, take = 10): Promise<AutoBuyRecord[]> {
+  const rows = await db.autoBuy.findMany({ where: { userId }, orderBy: { id: "desc" }, take });
+  return rows.map(toRecord);
+}
+
+/** Shadow results of one rule since it was armed: what it would have bought. */
+export async function shadowResults(db: Db, ruleId: number, since: Date): Promise<AutoBuyRecord[]> {
+  const rows = await db.autoBuy.findMany({
+    where: { ruleId, mode: "shadow", outcome: "would_buy", createdAt: { gte: since } },
+    orderBy: { id: "asc" },
+  });
+  return rows.map(toRecord);
+}

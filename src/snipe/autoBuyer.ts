@@ -1,0 +1,367 @@
+// Snipe mode: what an armed rule does with a match, the moment the feed hands it on. Shadow
+// records and DMs what it would have bought; live buys at the exact listed price through the
+// spending guard, one buy at a time per user, never retried, and DMs what happened.
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
+import type { Logger } from "../log.ts";
+import type { MarketClient } from "../market/client.ts";
+import { isMarketError } from "../market/errors.ts";
+import type { Listing } from "../market/schemas.ts";
+import { UserFacingError } from "../errors.ts";
+import {
+  claimMatch,
+  disarmRules,
+  disarmWhenSpent,
+  markSent,
+  releaseClaim,
+  settleAutoBuy,
+  type ArmMode,
+  type AutoBuyOutcome,
+} from "../db/repos/autoBuys.ts";
+import { toUserRecord, type UserRecord } from "../db/repos/users.ts";
+import {
+  capsOf,
+  checkWithinCaps,
+  commitmentFailed,
+  commitmentSpent,
+  reserveOrRefuse,
+} from "../spending/guard.ts";
+import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
+import { dedupeKey } from "../alerts/content.ts";
+import type { AutoBuyAlert } from "../alerts/payload.ts";
+import { writeAlerts, type Db } from "../alerts/store.ts";
+import { dealValueOf } from "./value.ts";
+
+export interface ArmedHit {
+  listing: Listing;
+  ruleId: number;
+  mode: ArmMode;
+}
+
+export interface AutoBuyerDeps {
+  prisma: Db;
+  market: MarketClient;
+  openKey: KeyOpener;
+  logger: Logger;
+  now?: () => Date;
+  fees?: FeeModel;
+  /** Told when an outcome DM is queued, so delivery can start at once. */
+  onAlertQueued?: () => void;
+}
+
+export interface AutoBuyer {
+  /**
+   * Acts on armed matches read by the feed at `readAt` (ms). Resolves once every match is
+   * claimed (recorded once, a buy taken from the rule) with the keys (`ruleId:listingId`) it took
+   * over from ordinary alerts; the purchases go on in the background.
+   */
+  act(hits: readonly ArmedHit[], readAt: number): Promise<Set<string>>;
+  /** Resolves when no purchase is in flight (shutdown, tests). */
+  idle(): Promise<void>;
+}
+
+export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}:${listingId}`;
+
+/** Reads one rule's name and the owner's user row (one query): both are needed for every match. */
+async function ruleAndOwner(db: Db, ruleId: number) {
+  const row = await db.watchRule.findUnique({ where: { id: ruleId }, include: { user: true } });
+  if (row === null) return undefined;
+  return { rule: { id: row.id, name: row.name, userId: row.userId }, user: toUserRecord(row.user) };
+}
+
+export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
+  const log = deps.logger.child({ module: "snipe" });
+  const now = deps.now ?? (() => new Date());
+  const fees = deps.fees ?? DEFAULT_FEES;
+  /** Per user, the tail of their purchases: one buy at a time per user. */
+  const lanes = new Map<number, Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
+
+  function inLane(userId: number, fn: () => Promise<void>): Promise<void> {
+    const run = (lanes.get(userId) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    lanes.set(userId, tail);
+    void tail.then(() => {
+      if (lanes.get(userId) === tail) lanes.delete(userId);
+    });
+    return tail;
+  }
+
+  function track(p: Promise<void>): void {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  }
+
+  async function tell(userId: number, alert: AutoBuyAlert): Promise<void> {
+    const written = await writeAlerts(deps.prisma, [
+      {
+        userId,
+        ruleId: Number(alert.ruleId),
+        kind: "auto_buy",
+        subjectId: alert.listingId,
+        version: `${alert.mode}:${alert.outcome}`,
+        dedupeKey: dedupeKey.autoBuy(alert.ruleId, alert.listingId),
+        // Money outcomes are private: always a DM, whatever the rule's destination.
+        destination: "dm",
+        alert,
+      },
+    ]);
+    if (written.length > 0) deps.onAlertQueued?.();
+  }
+
+  async function one(hit: ArmedHit, readAt: number): Promise<{ taken: boolean; work?: () => Promise<void> }> {
+    const { listing, ruleId, mode } = hit;
+    const found = await ruleAndOwner(deps.prisma, ruleId);
+    if (found === undefined) return { taken: false };
+    const { rule, user } = found;
+    const value = dealValueOf(listing, fees);
+    const claim = await claimMatch(deps.prisma, {
+      userId: user.id,
+      ruleId,
+      listingId: listing.id,
+      mode,
+      itemName: listing.item.market_hash_name,
+      priceCents: listing.price,
+      referenceCents: value.referenceCents,
+      exitCents: value.exitPriceCents,
+      seenAt: new Date(readAt),
+    });
+    // Seen before: its outcome DM was written then. Not armed any more: an ordinary alert.
+    if (!claim.ok) return { taken: claim.reason === "seen" };
+    const base = {
+      kind: "auto_buy" as const,
+      mode,
+      ruleId: String(ruleId),
+      ruleName: rule.name,
+      listingId: listing.id,
+      itemName: listing.item.market_hash_name,
+      priceCents: listing.price,
+      buyNumber: claim.buyNumber,
+      maxBuys: claim.maxBuys,
+      ...(value.referenceCents === undefined ? {} : { referenceCents: value.referenceCents }),
+      ...(value.netResaleCents === undefined ? {} : { netResaleCents: value.netResaleCents }),
+      ...(value.exitNetCents === undefined ? {} : { exitNetCents: value.exitNetCents }),
+    };
+    const ctx = { userId: user.id, ruleId, listingId: listing.id, mode };
+
+    const finish = async (
+      outcome: AutoBuyOutcome & AutoBuyAlert["outcome"],
+      opts: { detail?: string; spent: boolean; reactionMs?: number; disarm?: boolean },
+    ) => {
+      await settleAutoBuy(deps.prisma, claim.autoBuyId, { outcome, detail: opts.detail, at: now() });
+      if (!opts.spent) await releaseClaim(deps.prisma, ruleId);
+      let disarmed = opts.disarm === true;
+      if (disarmed) await disarmRules(deps.prisma, { userId: user.id, ruleId });
+      else if (opts.spent) disarmed = await disarmWhenSpent(deps.prisma, ruleId);
+      await tell(user.id, {
+        ...base,
+        outcome,
+        // A buy that did not happen did not use one of the rule's buys.
+        buyNumber: opts.spent ? claim.buyNumber : claim.buyNumber - 1,
+        disarmed,
+        ...(opts.detail === undefined ? {} : { detail: opts.detail }),
+        ...(opts.reactionMs === undefined ? {} : { reactionMs: opts.reactionMs }),
+      });
+      log.info({ ...ctx, outcome, disarmed }, "armed match handled");
+    };
+
+    if (mode === "shadow") {
+      return { taken: true, work: () => shadow(user, listing, finish) };
+    }
+    return {
+      taken: true,
+      work: () =>
+        inLane(user.id, () =>
+          live(user, hit, claim.autoBuyId, readAt, finish).catch(async (error: unknown) => {
+            // A bug after the claim: say so rather than leave the user guessing.
+            log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
+            await finish("failed", {
+              detail: "an internal error stopped it; check /trades list",
+              spent: true,
+            });
+          }),
+        ),
+    };
+  }
+
+  type Finish = (
+    outcome: AutoBuyOutcome & AutoBuyAlert["outcome"],
+    opts: { detail?: string; spent: boolean; reactionMs?: number; disarm?: boolean },
+  ) => Promise<void>;
+
+  /** Shadow: nothing is bought; the caps are checked as a live buy would be, without reserving. */
+  async function shadow(user: UserRecord, listing: Listing, finish: Finish): Promise<void> {
+    try {
+      checkWithinCaps(await capsOf(deps.prisma, user.id), {
+        kind: "auto_buy",
+        unitPriceCents: listing.price,
+        totalCents: listing.price,
+      });
+    } catch (error) {
+      if (!(error instanceof UserFacingError)) throw error;
+      await finish("would_refuse", { detail: error.message, spent: false });
+      return;
+    }
+    await finish("would_buy", { spent: true });
+  }
+
+  async function live(
+    user: UserRecord,
+    hit: ArmedHit,
+    autoBuyId: number,
+    readAt: number,
+    finish: Finish,
+  ): Promise<void> {
+    const { listing, ruleId } = hit;
+    const keyRefused = (detail: string) => finish("key_refused", { detail, spent: false, disarm: true });
+    if (user.status !== "active" || user.encryptedKey === null) {
+      await keyRefused("your account is not linked with a working key; link one with /account link");
+      return;
+    }
+    if (user.settings.dailyCapCents === null) {
+      await finish("cap_refused", {
+        detail: "live auto-buy needs a daily cap; set one with /account settings",
+        spent: false,
+        disarm: true,
+      });
+      return;
+    }
+    if (
+      listing.type !== "buy_now" ||
+      listing.is_seller === true ||
+      (user.platformId !== null && listing.seller?.platform_id === user.platformId)
+    ) {
+      await finish("failed", { detail: "this listing cannot be bought outright", spent: false });
+      return;
+    }
+    let api;
+    try {
+      api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id));
+    } catch {
+      await keyRefused("your stored key could not be opened; link it again with /account link");
+      return;
+    }
+    let commitment;
+    try {
+      commitment = await reserveOrRefuse(deps.prisma, {
+        userId: user.id,
+        kind: "auto_buy",
+        idempotencyKey: `auto:${ruleId}:${listing.id}`,
+        subjectId: listing.id,
+        unitPriceCents: listing.price,
+        totalCents: listing.price,
+      });
+    } catch (error) {
+      if (!(error instanceof UserFacingError)) throw error;
+      await finish("cap_refused", { detail: error.message, spent: false });
+      return;
+    }
+    const sentAt = now();
+    const reactionMs = Math.max(0, Date.now() - readAt);
+    try {
+      await api.buyListings({ contract_ids: [listing.id], total_price: listing.price });
+    } catch (error) {
+      await commitmentFailed(deps.prisma, commitment, error);
+      await markSent(deps.prisma, autoBuyId, sentAt);
+      await failed(user, error, reactionMs, finish);
+      return;
+    }
+    await commitmentSpent(deps.prisma, commitment);
+    await markSent(deps.prisma, autoBuyId, sentAt);
+    await finish("bought", { spent: true, reactionMs });
+  }
+
+  /** Why a sent purchase did not go through, told as the user needs it; never retried. */
+  async function failed(user: UserRecord, error: unknown, reactionMs: number, finish: Finish): Promise<void> {
+    if (!isMarketError(error)) {
+      await finish("unknown", {
+        detail: "an error on our side after the request left; it stays counted until we know",
+        spent: true,
+        reactionMs,
+      });
+      return;
+    }
+    if (error.mayHaveSucceeded) {
+      await finish("unknown", {
+        detail: `the marketplace did not answer (${error.kind}); it stays counted against your caps and you will get a DM once we know`,
+        spent: true,
+        reactionMs,
+      });
+      return;
+    }
+    switch (error.kind) {
+      case "stale_purchase":
+        await finish("lost", {
+          detail:
+            error.code === 15
+              ? "the price changed before the purchase went through"
+              : "someone was faster: the listing sold before the purchase went through",
+          spent: false,
+          reactionMs,
+        });
+        return;
+      case "unauthorized":
+        await revokeAccount(
+          { prisma: deps.prisma, market: deps.market, openKey: deps.openKey, logger: deps.logger },
+          user,
+        );
+        await disarmRules(deps.prisma, { userId: user.id, mode: "live" });
+        await finish("key_refused", {
+          detail: "the marketplace refused your API key (401); every live rule is disarmed",
+          spent: false,
+          disarm: true,
+          reactionMs,
+        });
+        return;
+      case "forbidden":
+        await finish("key_refused", {
+          detail:
+            "the marketplace refused the purchase for this key (403): it may lack the permission to buy",
+          spent: false,
+          disarm: true,
+          reactionMs,
+        });
+        return;
+      case "rate_limited":
+        await finish("failed", {
+          detail: "the marketplace was rate limiting us; nothing was bought",
+          spent: false,
+          reactionMs,
+        });
+        return;
+      default:
+        await finish("failed", {
+          detail: `the marketplace refused it${error.serviceMessage ? `: ${error.serviceMessage}` : ` (${error.kind})`}; nothing was bought`,
+          spent: false,
+          reactionMs,
+        });
+    }
+  }
+
+  return {
+    async act(hits, readAt) {
+      const taken = new Set<string>();
+      // Claims run side by side (each is one statement); the purchases then start at once.
+      const results = await Promise.all(
+        hits.map((hit) =>
+          one(hit, readAt).catch((error: unknown) => {
+            log.error(
+              { ruleId: hit.ruleId, listingId: hit.listing.id, err: error },
+              "armed match not claimed",
+            );
+            return { taken: false } as { taken: boolean; work?: () => Promise<void> };
+          }),
+        ),
+      );
+      results.forEach((r, i) => {
+        const hit = hits[i];
+        if (hit === undefined || !r.taken) return;
+        taken.add(hitKey(hit.ruleId, hit.listing.id));
+        if (r.work) track(r.work());
+      });
+      return taken;
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,253 @@
+// Snipe mode end to end through Discord and the sandbox: armed rules buy (or, in shadow, record)
+// what they match the moment the feed reads it, inside the caps, once per listing, up to max_buys.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+import type { StoredMessage } from "../support/discord.ts";
+import { answer, buttonId, isEphemeral, routeHits, textOf } from "../reliability/support.ts";
+import { uniqueItemName } from "../alerts/engine/world.ts";
+
+const BUY = "POST /listings/buy";
+
+let bot: Bot;
+let alice: BotUser;
+let bob: BotUser;
+
+const engine = () => alertEngineOf(bot);
+const balanceOf = (u: BotUser) => bot.sandbox.control.balance(u.demo.platformId).balance;
+const buys = () => routeHits(bot, BUY);
+
+/** One feed cycle, its purchases finished, its DMs delivered. */
+async function feed(): Promise<void> {
+  await engine().runFeedOnce();
+  await engine().autoBuyer.idle();
+  while ((await engine().runDeliveryOnce()).claimed > 0);
+}
+
+/** Messages the bot sent to the user outside interactions (alerts), mentioning `text`. */
+const dmsAbout = (user: BotUser, text: string): StoredMessage[] =>
+  bot.double.dmsTo(user.id).filter((m) => m.interactionId === undefined && textOf(m).includes(text));
+
+async function settings(user: BotUser, opts: Record<string, string>): Promise<void> {
+  expect(textOf(await answer(bot.double.slash(user, "account settings", opts)))).toContain("Settings saved");
+}
+
+async function rule(user: BotUser, name: string, item: string, maxPrice: number): Promise<void> {
+  const added = await answer(bot.double.slash(user, "watch add", { name, item, max_price: maxPrice }));
+  expect(textOf(added)).toContain(`Watching: ${name}`);
+}
+
+async function armLive(user: BotUser, name: string, maxBuys: number): Promise<StoredMessage> {
+  const quote = await answer(
+    bot.double.slash(user, "watch arm", { rule: name, mode: "live", max_buys: maxBuys }),
+  );
+  expect(isEphemeral(quote)).toBe(true);
+  const armed = await answer(bot.double.button(user, buttonId(quote, "Arm"), quote));
+  expect(textOf(armed)).toContain(`Armed live: ${name}`);
+  return quote;
+}
+
+beforeAll(async () => {
+  bot = await startQuietBot(["alice", "bob"]);
+  ({ alice, bob } = bot.users);
+  await settings(alice, { per_purchase_cap: "50", daily_cap: "200" });
+  await settings(bob, { per_purchase_cap: "50", daily_cap: "200" });
+  // The first cycle sets the feed's mark: listings after it are new.
+  await feed();
+});
+
+afterAll(async () => {
+  await bot?.stop();
+});
+
+describe("snipe mode through Discord", () => {
+  it("GIVEN a rule armed in shadow mode WHEN two listings match THEN nothing is bought, each DM says what would have been bought, AND /watch list shows the paper result", async () => {
+    const item = uniqueItemName("shadow");
+    await rule(alice, "shadow deals", item, 40);
+    const armed = await answer(
+      bot.double.slash(alice, "watch arm", { rule: "shadow deals", mode: "shadow", max_buys: 2 }),
+    );
+    expect(textOf(armed)).toContain("Armed in shadow mode");
+    const before = { buys: buys(), balance: balanceOf(alice) };
+
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 3_000, reference_price: 4_000 });
+    await feed();
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 2_500, reference_price: 4_000 });
+    await feed();
+
+    const shadows = dmsAbout(alice, "Shadow: would have bought");
+    expect(shadows).toHaveLength(2);
+    expect(textOf(shadows[0] as StoredMessage)).toContain("$30.00");
+    expect(textOf(shadows[1] as StoredMessage)).toContain("2 of 2 shadow buys used");
+    expect(textOf(shadows[1] as StoredMessage)).toContain("disarmed");
+    expect(buys()).toBe(before.buys);
+    expect(balanceOf(alice)).toBe(before.balance);
+    expect(await bot.db.prisma.purchase.count({ where: { kind: "auto_buy" } })).toBe(0);
+
+    // Both would have netted (4000 - 2% fee = 3920) - price: 920 + 1420 = $23.40.
+    const list = await answer(bot.double.slash(alice, "watch list"));
+    expect(textOf(list)).not.toContain("Armed in shadow"); // used up: disarmed
+    // Disarmed after its two buys: the next match is an ordinary alert with a Buy button.
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 2_000, reference_price: 4_000 });
+    await feed();
+    const ordinary = dmsAbout(alice, item.split(" (")[0] as string).filter((m) =>
+      textOf(m).includes("New listing"),
+    );
+    expect(ordinary).toHaveLength(1);
+    expect(buys()).toBe(before.buys);
+  });
+
+  it("GIVEN a shadow rule with buys left WHEN /watch list runs THEN it shows what it would have bought and the paper result after fees", async () => {
+    const item = uniqueItemName("paper");
+    await rule(alice, "paper trade", item, 40);
+    await answer(bot.double.slash(alice, "watch arm", { rule: "paper trade", mode: "shadow", max_buys: 5 }));
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 3_000, reference_price: 4_000 });
+    await feed();
+    const list = textOf(await answer(bot.double.slash(alice, "watch list")));
+    expect(list).toContain("Armed in shadow");
+    expect(list).toContain("1/5");
+    // 4000 less the 2% seller fee is 3920: a $9.20 paper profit on the $30.00 buy.
+    expect(list).toContain("would have bought 1 for $30.00, paper result +$9.20");
+    await answer(bot.double.slash(alice, "watch disarm", { rule: "paper trade" }));
+  });
+
+  it("GIVEN /watch arm mode:live WHEN the confirmation is shown THEN nothing is armed until Arm, AND it shows the ceiling, max_buys and caps", async () => {
+    const item = uniqueItemName("confirm");
+    await rule(alice, "confirm me", item, 40);
+    const quote = await answer(
+      bot.double.slash(alice, "watch arm", { rule: "confirm me", mode: "live", max_buys: 2 }),
+    );
+    const text = textOf(quote);
+    expect(isEphemeral(quote)).toBe(true);
+    expect(text).toContain("$40.00 (the rule's max price)");
+    expect(text).toContain("Max buys");
+    expect(text).toContain("$80.00"); // most it can spend
+    expect(text).toContain("$50.00 per purchase");
+    const before = buys();
+    // Not armed yet: a match is an ordinary alert, nothing is bought.
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 });
+    await feed();
+    expect(buys()).toBe(before);
+    expect(
+      dmsAbout(alice, "New listing").some((m) => textOf(m).includes(item.split(" (")[0] as string)),
+    ).toBe(true);
+    // Cancel: still not armed, and the Arm button of that confirmation arms nothing any more.
+    const armId = buttonId(quote, "Arm");
+    const cancelled = await answer(bot.double.button(alice, buttonId(quote, "Cancel"), quote));
+    expect(textOf(cancelled)).toContain("not armed");
+    const again = await answer(bot.double.button(alice, armId));
+    expect(textOf(again)).toContain("already used or cancelled");
+  });
+
+  it("GIVEN a rule armed live with max_buys 1 WHEN two listings match THEN the first is bought at its exact price once AND the rule disarms so the second only alerts", async () => {
+    const item = uniqueItemName("live");
+    await rule(alice, "live once", item, 40);
+    await armLive(alice, "live once", 1);
+    const before = { buys: buys(), balance: balanceOf(alice) };
+
+    const first = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_234 });
+    await feed();
+    const bought = dmsAbout(alice, "Bought:");
+    expect(bought.filter((m) => textOf(m).includes(first.id))).toHaveLength(1);
+    expect(textOf(bought.at(-1) as StoredMessage)).toContain("1 of 1 buys used");
+    expect(textOf(bought.at(-1) as StoredMessage)).toContain("disarmed");
+    expect(buys()).toBe(before.buys + 1);
+    expect(balanceOf(alice)).toBe(before.balance - 1_234);
+    const purchase = await bot.db.prisma.purchase.findFirst({
+      where: { kind: "auto_buy", subjectId: first.id },
+    });
+    expect(purchase?.status).toBe("succeeded");
+    expect(Number(purchase?.totalCents)).toBe(1_234);
+
+    const second = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_100 });
+    await feed();
+    expect(buys()).toBe(before.buys + 1);
+    expect(dmsAbout(alice, second.id).some((m) => textOf(m).includes("New listing"))).toBe(true);
+
+    // A re-read of the same listings (a restart before the mark moved) buys nothing again.
+    await bot.db.prisma.pollerState.deleteMany({});
+    await feed();
+    await feed();
+    expect(buys()).toBe(before.buys + 1);
+  });
+
+  it("GIVEN a live rule and a daily cap that is nearly used WHEN a match would pass it THEN the cap refuses the auto-buy, nothing is sent, AND the DM says why", async () => {
+    const item = uniqueItemName("capped");
+    await settings(bob, { per_purchase_cap: "50", daily_cap: "20" });
+    await rule(bob, "capped", item, 45);
+    await armLive(bob, "capped", 3);
+    const before = buys();
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 2_500 });
+    await feed();
+    const refused = dmsAbout(bob, "Auto-buy refused by your cap");
+    expect(refused).toHaveLength(1);
+    expect(textOf(refused[0] as StoredMessage)).toContain("$20.00 daily cap");
+    expect(textOf(refused[0] as StoredMessage)).toContain("0 of 3 buys used; the rule stays armed");
+    expect(buys()).toBe(before);
+    await settings(bob, { per_purchase_cap: "50", daily_cap: "200" });
+    await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
+  });
+
+  it("GIVEN an outcome DM WHEN its owner presses Disarm THEN the rule stops buying; another user's press is refused", async () => {
+    const item = uniqueItemName("disarm");
+    await rule(alice, "disarm me", item, 40);
+    await armLive(alice, "disarm me", 5);
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 900 });
+    await feed();
+    const dm = dmsAbout(alice, "Bought:").find((m) => textOf(m).includes("disarm me")) as StoredMessage;
+    expect(dm).toBeDefined();
+
+    const intruder = await answer(bot.double.button(bob, buttonId(dm, "Disarm"), dm));
+    expect(isEphemeral(intruder)).toBe(true);
+    expect(textOf(intruder)).not.toContain("Disarmed");
+
+    const disarmed = await answer(bot.double.button(alice, buttonId(dm, "Disarm"), dm));
+    expect(isEphemeral(disarmed)).toBe(true);
+    expect(textOf(disarmed)).toContain("Disarmed **disarm me**");
+    const before = buys();
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 800 });
+    await feed();
+    expect(buys()).toBe(before);
+  });
+
+  it("GIVEN two users armed live on the same item WHEN one listing appears THEN exactly one buys it AND the other is told someone was faster", async () => {
+    const item = uniqueItemName("race");
+    await rule(alice, "race", item, 40);
+    await rule(bob, "race", item, 40);
+    await armLive(alice, "race", 1);
+    await armLive(bob, "race", 1);
+    const before = { buys: buys(), alice: balanceOf(alice), bob: balanceOf(bob) };
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_500 });
+    await feed();
+
+    const won = [alice, bob].filter((u) =>
+      dmsAbout(u, "Bought:").some((m) => textOf(m).includes(listing.id)),
+    );
+    const lost = [alice, bob].filter((u) =>
+      dmsAbout(u, "Someone was faster").some((m) => textOf(m).includes(listing.id)),
+    );
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(won[0]?.id).not.toBe(lost[0]?.id);
+    expect(buys()).toBe(before.buys + 2);
+    expect(balanceOf(alice) + balanceOf(bob)).toBe(before.alice + before.bob - 1_500);
+    // The loser's buy was given back: the rule stays armed for the next one.
+    const loserDm = dmsAbout(lost[0] as BotUser, "Someone was faster")[0] as StoredMessage;
+    expect(textOf(loserDm)).toContain("0 of 1 buys used; the rule stays armed");
+    await answer(bot.double.slash(alice, "watch disarm", { rule: "all" }));
+    await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
+  });
+
+  it("GIVEN no daily cap WHEN arming live THEN it is refused with the way to set one; bad input changes nothing", async () => {
+    const item = uniqueItemName("nocap");
+    await rule(bob, "no cap", item, 40);
+    await settings(bob, { daily_cap: "off" });
+    const refused = await answer(bot.double.slash(bob, "watch arm", { rule: "no cap", mode: "live" }));
+    expect(isEphemeral(refused)).toBe(true);
+    expect(textOf(refused)).toContain("needs a daily cap");
+    const unknown = await answer(bot.double.slash(bob, "watch arm", { rule: "nope", mode: "shadow" }));
+    expect(textOf(unknown)).toContain('no watch rule named or numbered "nope"');
+    await settings(bob, { daily_cap: "200" });
+    const rows = await bot.db.prisma.watchRule.count({ where: { armMode: { not: null } } });
+    expect(rows).toBe(0);
+  });
+});
