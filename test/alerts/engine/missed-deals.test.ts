@@ -148,11 +148,15 @@ describe("missed deals", () => {
     expect(dmsAbout(bob, "This week:")).toHaveLength(0);
   });
 
-  it("GIVEN alice switched listing alerts off WHEN next week's report runs THEN she gets none", async () => {
-    await bot.db.prisma.user.update({ where: { discordId: alice.id }, data: { alertListing: false } });
+  it("GIVEN alice switched listing alerts off, or her key was revoked, WHEN next week's report runs THEN she gets none", async () => {
     const nextWeek = new Date(Date.now() + 7 * 86_400_000 - 60_000); // her alerts are still in range
+    const alicesRow = { where: { discordId: alice.id } };
+    await bot.db.prisma.user.update({ ...alicesRow, data: { alertListing: false } });
     expect(await engine().runWeeklyReportOnce(nextWeek)).toBe(0);
-    await bot.db.prisma.user.update({ where: { discordId: alice.id }, data: { alertListing: true } });
+    await bot.db.prisma.user.update({ ...alicesRow, data: { alertListing: true, status: "revoked" } });
+    expect(await engine().runWeeklyReportOnce(nextWeek)).toBe(0);
+
+    await bot.db.prisma.user.update({ ...alicesRow, data: { status: "active" } });
     expect(await engine().runWeeklyReportOnce(nextWeek)).toBe(1);
   });
 });
