@@ -1,11 +1,20 @@
 // /alerts recent (every alert, delivered or not) and the View button of alert messages.
 import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
-import { marketForReading, recentAlerts, viewListing } from "../src/alerts/actions.ts";
+import { marketForReading, recentAlerts, viewListing, type RecentAlert } from "../src/alerts/actions.ts";
+import { GONE } from "../src/alerts/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { ALERT_ACTIONS, alertLine } from "../src/discord/render/alerts.ts";
-import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
+import { compactDuration, money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
+
+/** " · sold 4 s after your alert", " · you bought it", or nothing while the listing is still out there. */
+function fateText(a: RecentAlert): string {
+  if (a.bought === true) return " · **you bought it**";
+  if (a.fate === undefined) return "";
+  const when = `${compactDuration(a.fate.afterMs)} after your alert`;
+  return a.fate.state === GONE ? ` · gone ${when} (sold or delisted)` : ` · ${a.fate.state} ${when}`;
+}
 
 export const command = defineCommand({
   definition: {
@@ -38,7 +47,7 @@ export const command = defineCommand({
           const what = a.alert ? alertLine(a.alert) : `${a.kind.replace("_", " ")} ${a.subjectId}`.trim();
           const state =
             a.delivery === "sent" ? "" : ` _(${a.delivery === "digest" ? "in a digest" : a.delivery})_`;
-          return `${relativeTime(a.at)} ${what}${state}`;
+          return `${relativeTime(a.at)} ${what}${state}${fateText(a)}`;
         });
         const footer = dmClosed
           ? "Your DMs were closed to the bot: open them to get alerts as they happen."

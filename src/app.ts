@@ -1,6 +1,7 @@
 // Composition root: builds every part from a Config (logger, database, key vault, marketplace,
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
+import { createFateRecorder, type FateRecorder } from "./alerts/fateRecorder.ts";
 import { createSharedReads } from "./accounts/sharedReads.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
@@ -41,6 +42,8 @@ export interface AppContext {
   readonly deps: BotDeps;
   readonly database: Database;
   readonly market: MarketClient;
+  /** Where listing reads and the feed report listings that left the market. */
+  readonly fates: FateRecorder;
   /** The app's Prometheus registry and the hooks that feed it. */
   readonly metrics: Metrics;
 }
@@ -79,6 +82,8 @@ export interface App {
   readonly router: Router;
   readonly database: Database;
   readonly market: MarketClient;
+  /** What became of alerted listings, written to their alert rows in batches. */
+  readonly fates: FateRecorder;
   readonly vault: KeyVault;
   /** The in-process sandbox marketplace, when one runs. */
   readonly sandbox: Sandbox | undefined;
@@ -146,10 +151,16 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       if (config.MARKET_API_KEY === undefined) config = { ...config, MARKET_API_KEY: sandbox.operatorKey };
       announceSandbox(log, sandbox);
     }
+    const now = overrides.now ?? (() => new Date());
+    // Every single-listing read (View buttons, /buy, the pollers) tells whether an alerted listing
+    // sold: the missed-deal report costs no extra request.
+    const fates = createFateRecorder({ prisma: database.prisma, logger, now });
+    closers.push({ name: "listing fates", close: () => fates.close() });
     const market = createMarketClient({
       baseUrl: marketBaseUrl,
       logger,
       metrics: fanOutMarketMetrics(metrics, overrides.marketMetrics),
+      onListingRead: (listing) => fates.observeListing(listing),
     });
     closers.push({ name: "market client", close: () => market.close() });
 
@@ -164,7 +175,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       market,
       sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
-      now: overrides.now ?? (() => new Date()),
+      now,
       commands: registry.definitions,
     };
 
@@ -194,7 +205,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       logger,
     });
 
-    const context: AppContext = { config, logger, client: ready, deps, database, market, metrics };
+    const context: AppContext = { config, logger, client: ready, deps, database, market, fates, metrics };
     const services: BackgroundService[] = [];
     const defaults = overrides.defaultServices === false ? [] : DEFAULT_SERVICES;
     for (const factory of [...defaults, ...(overrides.services ?? [])]) {
@@ -218,6 +229,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       router,
       database,
       market,
+      fates,
       vault,
       sandbox,
       commandsRegistered,

@@ -2,11 +2,13 @@
 import { requireAccount } from "../accounts/requireAccount.ts";
 import type { SharedReads } from "../accounts/sharedReads.ts";
 import type { AccountDeps } from "../accounts/deps.ts";
+import { listingsBoughtBy } from "../db/repos/purchases.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import { UserFacingError } from "../errors.ts";
 import { requireId } from "../trading/validate.ts";
 import { toListingSummary, type ListingSummary } from "../trading/views.ts";
 import type { MarketApi } from "../market/client.ts";
+import { goneAfterMs } from "./listingFates.ts";
 import { OutboxPayload, type SingleAlert } from "./payload.ts";
 import { latestAlerts, type Db } from "./store.ts";
 
@@ -27,6 +29,10 @@ export interface RecentAlert {
   /** pending, sending, sent, failed, held; "digest" once folded into a quiet-hours digest. */
   delivery: string;
   alert: SingleAlert | undefined;
+  /** Listing alerts: the listing left the market ("sold", "delisted"... or "gone": one of them). */
+  fate?: { state: string; afterMs: number } | undefined;
+  /** Listing alerts: the user's own purchase of the listing went through. */
+  bought?: boolean | undefined;
 }
 
 export interface RecentAlerts {
@@ -47,9 +53,19 @@ export async function recentAlerts(
     latestAlerts(prisma, input.discordId, Math.min(Math.max(input.limit ?? 10, 1), 25)),
     getUserByDiscordId(prisma, input.discordId),
   ]);
+  const listingIds = rows.filter((r) => r.kind === "listing").map((r) => r.subjectId);
+  const bought =
+    user === null
+      ? new Set<string>()
+      : ((await listingsBoughtBy(prisma, [user.id], listingIds)).get(user.id) ?? new Set());
   const alerts = rows.map((r): RecentAlert => {
     const parsed = r.outbox === null ? undefined : OutboxPayload.safeParse(r.outbox.payload);
+    const listing = r.kind === "listing";
     return {
+      ...(listing && r.goneAt !== null && r.goneState !== null
+        ? { fate: { state: r.goneState, afterMs: goneAfterMs(r.createdAt, r.goneAt) } }
+        : {}),
+      ...(listing ? { bought: bought.has(r.subjectId) } : {}),
       at: r.createdAt,
       kind: r.kind,
       subjectId: r.subjectId,

@@ -25,6 +25,8 @@ export const dedupeKey = {
   keyRevoked: (userId: number, n: number | string) => `key_revoked:${userId}:${n}`,
   /** One notice per user and gap, the gap named by the listings either side of it. */
   feedGap: (userId: number, afterId: string, beforeId: string) => `feed_gap:${userId}:${afterId}:${beforeId}`,
+  /** One missed-deal report per user and ISO week ("2026-W48"). */
+  weeklyReport: (userId: number, isoWeek: string) => `weekly_report:${userId}:${isoWeek}`,
 };
 
 function isoOrUndefined(value: string | undefined): string | undefined {

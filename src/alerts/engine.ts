@@ -3,6 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
+import type { FeeModel } from "../market/fees.ts";
 import type { KeyOpener } from "./accounts.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
 import { releaseClaims } from "../db/repos/outbox.ts";
@@ -13,8 +14,10 @@ import {
   type DeliveryStats,
 } from "./delivery.ts";
 import { queueGapNotices } from "./feedGap.ts";
+import { createFateRecorder, type FateRecorder } from "./fateRecorder.ts";
 import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
+import { createLoop, serial, serialQueue } from "./loop.ts";
 import { actOnArmedMatches, queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
@@ -22,6 +25,7 @@ import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
 import type { Db } from "./store.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
+import { queueWeeklyReports } from "./weeklyReport.ts";
 import { createAutoBuyer, type AutoBuyer } from "../snipe/autoBuyer.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
@@ -64,6 +68,12 @@ export interface AlertEngineDeps {
   feed?: { maxPages?: number; minIntervalMs?: number; maxCatchUpMs?: number; startSkewMs?: number };
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
+  /** Cron expression of the weekly missed-deal report, in UTC (default Mondays 09:00). */
+  weeklyReportCron?: string;
+  /** Where the feed reports listings gone from the market (the app's; default one of its own). */
+  fates?: FateRecorder;
+  /** Fee model of the weekly report's net figures (default DEFAULT_FEES). */
+  fees?: FeeModel;
   /** Pause between reconciler passes (default one minute). */
   reconcileIntervalMs?: number;
   metrics?: AlertMetrics;
@@ -87,6 +97,8 @@ export interface AlertEngine {
   runBidsOnce(): Promise<BidCycleResult>;
   runTradesOnce(): Promise<TradeCycleResult>;
   runRemindersOnce(): Promise<number>;
+  /** Queues the missed-deal report of the week of `now` (default the engine's clock); returns how many. */
+  runWeeklyReportOnce(now?: Date): Promise<number>;
   /** Settles commitments whose outcome was lost (and open offers that ended). */
   runReconcileOnce(): Promise<ReconcileResult>;
   runDeliveryOnce(): Promise<DeliveryResult>;
@@ -100,80 +112,6 @@ export interface AlertEngine {
   readonly autoBuyer: AutoBuyer;
 }
 
-interface Loop {
-  start(): void;
-  stop(): Promise<void>;
-  /** Runs the next pass as soon as the current one (if any) ends. */
-  kick(): void;
-}
-
-/**
- * Runs calls of `fn` one after another. A poller's cycle reads state (the feed mark, the rule
- * index, tracked rows) that a second cycle running beside it could move backwards; the loops
- * never overlap, but tests and tools call run*Once() while the loops run.
- */
-function serialQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (fn) => {
-    const run = last.then(fn, fn);
-    last = run.catch(() => undefined);
-    return run;
-  };
-}
-
-function serial<T>(fn: () => Promise<T>): () => Promise<T> {
-  const queue = serialQueue();
-  return () => queue(fn);
-}
-
-/** A self-rescheduling timer: one pass at a time, delay chosen after each pass (told how long it took). */
-function createLoop(
-  name: string,
-  log: Logger,
-  pass: () => Promise<void>,
-  delayMs: (passMs: number) => number,
-): Loop {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let active = false;
-  let kicked = false;
-
-  const schedule = (ms: number) => {
-    if (!active) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, ms));
-  };
-  function run(): void {
-    timer = undefined;
-    if (!active || running) return;
-    kicked = false;
-    const startedAt = Date.now();
-    running = pass()
-      .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
-      .finally(() => {
-        running = undefined;
-        schedule(kicked ? 0 : delayMs(Date.now() - startedAt));
-      });
-  }
-  return {
-    start() {
-      if (active) return;
-      active = true;
-      schedule(0);
-    },
-    async stop() {
-      active = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
-    kick() {
-      if (running) kicked = true;
-      else schedule(0);
-    },
-  };
-}
-
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const log = deps.logger.child({ module: "alerts" });
   const now = deps.now ?? (() => new Date());
@@ -181,6 +119,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   let rulesLoaded = false;
   let lastBidCycle: BidCycleResult | undefined;
   let lastTradeCycle: TradeCycleResult | undefined;
+  const ownFates = deps.fates === undefined;
+  const fates = deps.fates ?? createFateRecorder({ prisma: deps.prisma, logger: deps.logger, now });
 
   const delivery = createDeliveryWorker({
     prisma: deps.prisma,
@@ -220,6 +160,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       const queued = await queueGapNotices({ prisma: deps.prisma, logger: deps.logger }, gap);
       if (queued > 0) deliveryLoop.kick();
     },
+    // Recorded in the background: the next cycle's alerts do not wait for it.
+    onGone: (listingIds, at) => fates.observeGone(listingIds, at),
     handle: async (listings, meta) => {
       const snipe = { armedMode: (id: string) => ruleIndex.armedMode(id), autoBuyer };
       // Armed rules race other buyers: their purchases start before anything else is read.
@@ -282,6 +224,18 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     return lastTradeCycle;
   });
   const runRemindersOnce = serial(() => trades.runRemindersOnce());
+  const runWeeklyReportOnce = serialQueue();
+  const weeklyReport = (at: Date = now()) =>
+    runWeeklyReportOnce(async () => {
+      // Sightings still waiting for their batch count this week too.
+      await fates.flush();
+      const queued = await queueWeeklyReports(
+        { prisma: deps.prisma, logger: deps.logger, ...(deps.fees === undefined ? {} : { fees: deps.fees }) },
+        at,
+      );
+      if (queued > 0) deliveryLoop.kick();
+      return queued;
+    });
   const runReconcileOnce = serial(async () => {
     const result = await reconciler.runOnce();
     if (result.settled > 0) deliveryLoop.kick();
@@ -338,6 +292,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     () => deps.reconcileIntervalMs ?? 60_000,
   );
   let reminderTask: ScheduledTask | undefined;
+  let weeklyTask: ScheduledTask | undefined;
 
   return {
     ruleIndex,
@@ -375,11 +330,21 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         },
         { name: "trade-reminders", noOverlap: true },
       );
+      weeklyTask = cron.schedule(
+        deps.weeklyReportCron ?? "0 9 * * 1",
+        async () => {
+          if (!leading()) return;
+          await weeklyReport().catch((err: unknown) => log.error({ err }, "weekly report pass failed"));
+        },
+        { name: "weekly-report", noOverlap: true, timezone: "UTC" },
+      );
       log.info({ workerId: delivery.workerId }, "alert engine started");
     },
     async stop() {
       await reminderTask?.destroy();
       reminderTask = undefined;
+      await weeklyTask?.destroy();
+      weeklyTask = undefined;
       await Promise.all([
         feedLoop.stop(),
         bidLoop.stop(),
@@ -398,12 +363,14 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       if (released > 0) log.info({ released }, "unsent outbox claims handed back");
       await leader?.stop();
       leader = undefined;
+      if (ownFates) await fates.close();
       log.info("alert engine stopped");
     },
     runFeedOnce,
     runBidsOnce,
     runTradesOnce,
     runRemindersOnce,
+    runWeeklyReportOnce: weeklyReport,
     runReconcileOnce,
     runDeliveryOnce: () => delivery.runOnce(),
     async syncRulesOnce() {

@@ -7,6 +7,7 @@ import type { Listing, ListingPage } from "../market/schemas.ts";
 import { backoffDelayMs } from "../market/backoff.ts";
 import { beginHighWaterMark, getPollerState, saveHighWaterMark } from "../db/repos/pollerState.ts";
 import type { Db } from "../db/types.ts";
+import { goneFromFeed } from "./listingFates.ts";
 
 /**
  * Where the feed stands: everything at or before it was handed on (or told as a gap). Usually a
@@ -82,6 +83,12 @@ export interface FeedPollerOptions {
    * one once however often it is called for the same gap.
    */
   onGap(gap: FeedGap): Promise<void>;
+  /**
+   * Listings that left the market (sold or delisted: the feed cannot tell which) at about `at`:
+   * on the previous cycle's first page, strictly inside this cycle's first page's window, and
+   * missing from it. Called after the cycle's alerts are written; a failure is only logged.
+   */
+  onGone?(listingIds: string[], at: Date): Promise<void> | void;
   /** The nominal pause between cycles (POLL_INTERVAL_MS). */
   intervalMs: number;
   /** Fastest pace when the budget is generous; defaults to a quarter of intervalMs. */
@@ -169,6 +176,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   let walk: FeedWalk | undefined;
   let lastPages = 1;
   let retryAfterMs: number | undefined;
+  /** The last cycle's first page, for gone detection; dropped when a cycle did not read one. */
+  let lastFirstPage: { listings: Listing[]; at: number } | undefined;
   const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
     cycles: 0,
     failures: 0,
@@ -207,6 +216,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     let failure: { error: unknown } | undefined;
     const fresh: Listing[] = [];
     const seen = new Set<string>();
+    let firstPage: ListingPage | undefined;
     /** Wall-clock ms when this cycle's first page answered: armed rules measure from here. */
     let readAt: number | undefined;
 
@@ -282,6 +292,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
         try {
           for (;;) {
             const page = await read(cursor);
+            if (cursor === undefined) firstPage = page;
             newestOverall ??= page.data[0];
             const got = take(page);
             top ??= got.newest;
@@ -343,6 +354,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     mark = started ? floor : mark;
     walk = open;
     lastPages = Math.max(1, pages);
+    await reportGone(firstPage);
     if (failure !== undefined) throw failure.error;
     if (open !== undefined) {
       log.info(
@@ -356,6 +368,29 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       log.info({ mark: floor, newListings: fresh.length }, "feed started: listings after the start alerted");
     }
     return { outcome, pages, newListings: fresh.length };
+  }
+
+  /**
+   * Compares this cycle's first page with the last one. A previous page older than the slowest
+   * pace (a cycle without one, leadership that moved away and back) is not compared: the
+   * departure time would be anyone's guess.
+   */
+  async function reportGone(page: ListingPage | undefined): Promise<void> {
+    const previous = lastFirstPage;
+    const t = now();
+    lastFirstPage = page === undefined ? undefined : { listings: page.data, at: t };
+    if (opts.onGone === undefined || page === undefined || previous === undefined) return;
+    if (t - previous.at > maxIntervalMs * 2) return;
+    const gone = goneFromFeed(previous.listings, {
+      listings: page.data,
+      complete: !hasNext(page, undefined),
+    });
+    if (gone.length === 0) return;
+    try {
+      await opts.onGone(gone, new Date(t));
+    } catch (err) {
+      log.warn({ err, gone: gone.length }, "recording listings gone from the feed failed");
+    }
   }
 
   return {

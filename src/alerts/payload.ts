@@ -143,6 +143,21 @@ export const FeedGapAlert = z.object({
 });
 export type FeedGapAlert = z.infer<typeof FeedGapAlert>;
 
+/** The week's missed deals: listing alerts whose listing left the market before the user bought it. */
+export const WeeklyReportAlert = z.object({
+  kind: z.literal("weekly_report"),
+  /** ISO week the report was made in, e.g. "2026-W48"; it covers the 7 days before. */
+  week: z.string().regex(/^\d{4}-W\d{2}$/),
+  /** Distinct listings alerted. */
+  alerted: z.number().int().min(0),
+  missed: z.number().int().min(0),
+  /** Median time from the alert to the listing leaving the market, over the missed ones. */
+  medianGoneAfterMs: z.number().int().min(0).optional(),
+  /** What the missed deals would have netted, resold at their reference price after the seller fee. */
+  netCents: Cents,
+});
+export type WeeklyReportAlert = z.infer<typeof WeeklyReportAlert>;
+
 /**
  * What an armed rule did with a match (src/snipe/autoBuyer.ts): in shadow mode what it would
  * have done, in live mode what happened to the purchase.
@@ -192,6 +207,7 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   KeyRevokedAlert,
   SettlementAlert,
   FeedGapAlert,
+  WeeklyReportAlert,
   AutoBuyAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;

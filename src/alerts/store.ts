@@ -389,9 +389,12 @@ export function latestAlerts(prisma: Db, discordId: string, take: number) {
     orderBy: { id: "desc" },
     take,
     select: {
+      userId: true,
       createdAt: true,
       kind: true,
       subjectId: true,
+      goneAt: true,
+      goneState: true,
       outbox: { select: { status: true, payload: true } },
     },
   });

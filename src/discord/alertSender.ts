@@ -80,6 +80,7 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     prisma: ctx.database.prisma,
     databaseUrl: ctx.database.url,
     market: ctx.market,
+    fates: ctx.fates,
     sender: createDiscordAlertSender(ctx.client, ctx.logger),
     openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
     logger: ctx.logger,

@@ -104,6 +104,11 @@ export interface MarketClientOptions {
   retry?: RetryOptions;
   /** Entries of the ETag cache of GET /listings/{id}/buy-orders. */
   etagCacheSize?: number;
+  /**
+   * Told of every listing read one by one (GET /listings/{id}), whoever read it: how the bot
+   * learns that alerted listings sold without polling them. Must not block; errors are logged.
+   */
+  onListingRead?: (listing: Listing) => void;
 }
 
 export interface MarketClient {
@@ -251,6 +256,14 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     options.etagCacheSize ?? DEFAULTS.etagCacheSize,
   );
   let closed = false;
+
+  function tellListingRead(listing: Listing): void {
+    try {
+      options.onListingRead?.(listing);
+    } catch (err) {
+      log.warn({ err, listingId: listing.id }, "listing read observer threw");
+    }
+  }
 
   function report(event: MarketCallEvent): void {
     if (options.metrics === undefined) return;
@@ -446,7 +459,11 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
           },
         });
       },
-      getListing: async (id) => json("getListing", { listing_id: id }, s.Listing),
+      getListing: async (id) => {
+        const listing = await json("getListing", { listing_id: id }, s.Listing);
+        tellListingRead(listing);
+        return listing;
+      },
       getListingBids: async (id) => json("getListingBids", { listing_id: id }, s.Bids),
       getSimilarListings: async (id) => json("getSimilarListings", { listing_id: id }, s.Listings),
       getHistoryGraph: async (name, q = {}) =>

@@ -377,3 +377,39 @@ describe("answers", () => {
     expect(t.events.every((e) => e.durationMs >= 0)).toBe(true);
   });
 });
+
+describe("listing read observer", () => {
+  it("GIVEN an observer WHEN listings are read one by one THEN it sees each one read AND not searches or failed reads", async () => {
+    const seen: string[] = [];
+    const observed = testClient(server.baseUrl, {
+      onListingRead: (l) => seen.push(`${l.id}:${l.state}`),
+    }).client;
+    server.on("GET", "/listings/1001", {
+      json: fixtures.listing("1001", { state: "sold", sold_at: "2026-11-20T12:00:04.000Z" }),
+    });
+    server.on("GET", "/listings/1002", { status: 404, json: { code: 404, message: "not found" } });
+    server.on("GET", "/listings", { json: { data: [fixtures.listing("1003")], cursor: "" } });
+    const api = observed.forKey(KEY);
+
+    await api.getListing("1001");
+    await rejectionOf(api.getListing("1002"));
+    await api.searchListings({ sort_by: "most_recent" });
+    await observed.close();
+
+    expect(seen).toEqual(["1001:sold"]);
+  });
+
+  it("GIVEN an observer that throws WHEN a listing is read THEN the read still succeeds", async () => {
+    const observed = testClient(server.baseUrl, {
+      onListingRead: () => {
+        throw new Error("observer bug");
+      },
+    }).client;
+    server.on("GET", "/listings/1001", { json: fixtures.listing("1001") });
+
+    const listing = await observed.forKey(KEY).getListing("1001");
+    await observed.close();
+
+    expect(listing.id).toBe("1001");
+  });
+});

@@ -18,7 +18,8 @@ export type AlertKind =
   | "digest"
   | "settlement"
   | "feed_gap"
-  | "auto_buy";
+  | "auto_buy"
+  | "weekly_report";
 
 export interface NewAlert {
   userId: number;
@@ -125,4 +126,34 @@ export async function alertExists(db: Db, dedupeKey: string): Promise<boolean> {
 export async function pruneAlertLog(db: Db, before: Date): Promise<number> {
   const { count } = await db.alertLog.deleteMany({ where: { createdAt: { lt: before } } });
   return count;
+}
+
+export interface ListingFateRow {
+  listingId: string;
+  state: string;
+  at: Date;
+  exactTime: boolean;
+}
+
+/**
+ * Records what became of listings on every listing alert about them, in one statement. Ids must
+ * be unique. The first sighting stands, except that an exact state ("sold"...) replaces the
+ * feed's "gone"; then the earlier time is kept unless the new one is the sale's own time.
+ * Returns how many alert rows changed.
+ */
+export async function recordListingFates(db: Db, fates: readonly ListingFateRow[]): Promise<number> {
+  if (fates.length === 0) return 0;
+  return db.$executeRaw`
+    UPDATE alert_log a
+       SET gone_state = f.state,
+           gone_at = CASE WHEN a.gone_state IS NULL OR f.exact THEN f.at ELSE LEAST(a.gone_at, f.at) END
+      FROM unnest(
+        ${fates.map((f) => f.listingId)}::text[],
+        ${fates.map((f) => f.state)}::text[],
+        ${fates.map((f) => f.at.toISOString())}::timestamptz[],
+        ${fates.map((f) => f.exactTime)}::boolean[]
+      ) AS f(id, state, at, exact)
+     WHERE a.kind = 'listing'
+       AND a.subject_id = f.id
+       AND (a.gone_state IS NULL OR (a.gone_state = 'gone' AND f.state <> 'gone'))`;
 }

@@ -273,3 +273,28 @@ export async function listRecentPurchases(db: Db, userId: number, limit = 20): P
   const rows = await db.purchase.findMany({ where: { userId }, orderBy: { id: "desc" }, take: limit });
   return rows.map(toRecord);
 }
+
+/** Listings among `listingIds` each user bought (buy or auto-buy that went through). */
+export async function listingsBoughtBy(
+  db: Db,
+  userIds: readonly number[],
+  listingIds: readonly string[],
+): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>();
+  if (userIds.length === 0 || listingIds.length === 0) return out;
+  const rows = await db.purchase.findMany({
+    where: {
+      userId: { in: [...userIds] },
+      kind: { in: ["buy", "auto_buy"] },
+      status: "succeeded",
+      listingIds: { hasSome: [...listingIds] },
+    },
+    select: { userId: true, listingIds: true },
+  });
+  for (const r of rows) {
+    const set = out.get(r.userId) ?? new Set<string>();
+    for (const id of r.listingIds) set.add(id);
+    out.set(r.userId, set);
+  }
+  return out;
+}

@@ -18,6 +18,7 @@ import type {
   OutbidAlert,
   SingleAlert,
   TradeAlert,
+  WeeklyReportAlert,
 } from "../../alerts/payload.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
@@ -25,7 +26,7 @@ import { encodeCustomId } from "../customId.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
-import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
+import { absoluteTime, compactDuration, money, relativeTime, truncate } from "./format.ts";
 
 /**
  * Custom-id actions of alert buttons. Buttons on delivered DMs live for ever, so these names
@@ -281,6 +282,33 @@ function feedGapEmbed(a: FeedGapAlert): APIEmbed {
   });
 }
 
+/**
+ * "This week: 14 deals alerted, 6 missed (sold before you acted, median 9 s after the alert);
+ * they would have netted $123.45 at reference after fees."
+ */
+export function weeklyReportText(a: WeeklyReportAlert): string {
+  const deals = `${a.alerted} deal${a.alerted === 1 ? "" : "s"} alerted`;
+  if (a.missed === 0) return `This week: ${deals}, none missed.`;
+  const median =
+    a.medianGoneAfterMs === undefined
+      ? ""
+      : `, median ${compactDuration(a.medianGoneAfterMs)} after the alert`;
+  const net =
+    a.netCents > 0
+      ? `; ${a.missed === 1 ? "it" : "they"} would have netted ${money(a.netCents)} at reference after fees`
+      : "";
+  return `This week: ${deals}, ${a.missed} missed (sold before you acted${median})${net}.`;
+}
+
+function weeklyReportEmbed(a: WeeklyReportAlert): APIEmbed {
+  return embed({
+    tone: "info",
+    title: "Your week of deals",
+    description: weeklyReportText(a),
+    footer: "Missed: gone from the market before you bought it. /alerts recent shows each one.",
+  });
+}
+
 /** One line per alert: the digest's lines, and /alerts recent. */
 export function alertLine(a: SingleAlert): string {
   switch (a.kind) {
@@ -300,6 +328,8 @@ export function alertLine(a: SingleAlert): string {
       return `${a.outcome === "did_not_go_through" || a.outcome === "ended" ? "•" : "✅"} ${settlementTitle(a)}${a.subjectId === undefined ? "" : ` · ${a.subjectId}`}`;
     case "feed_gap":
       return `⚠️ Some new listings ${gapWindow(a)} were not checked; your rules may have missed a match.`;
+    case "weekly_report":
+      return `📊 ${weeklyReportText(a)}`;
     case "auto_buy":
       return autoBuyLine(a);
   }
@@ -363,6 +393,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       return { embeds: [settlementEmbed(alert)], components: [] };
     case "feed_gap":
       return { embeds: [feedGapEmbed(alert)], components: [] };
+    case "weekly_report":
+      return { embeds: [weeklyReportEmbed(alert)], components: [] };
     case "auto_buy": {
       const buttons = [button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId)];
       if (!alert.disarmed)

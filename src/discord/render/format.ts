@@ -18,6 +18,15 @@ export function absoluteTime(at: Date | number): string {
   return `<t:${unix(at)}:f>`;
 }
 
+/** A short span for people: "4 s", "12 min", "3.5 h", "2.0 days" (at least "1 s"). */
+export function compactDuration(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86_400).toFixed(1)} days`;
+}
+
 function unix(at: Date | number): number {
   return Math.floor((typeof at === "number" ? at : at.getTime()) / 1000);
 }

@@ -16,7 +16,7 @@ import type { ListingBids, ListingDetail } from "../../trading/listing.ts";
 import type { ListingSummary } from "../../trading/views.ts";
 import { ACTIONS } from "../actions.ts";
 import { embed } from "./embeds.ts";
-import { money, relativeTime, truncate } from "./format.ts";
+import { compactDuration, money, relativeTime, truncate } from "./format.ts";
 import type { Tone } from "./theme.ts";
 
 /** Makes the custom id of a button or menu: `(action, subject) => ctx.customId(action, subject, …)`. */
@@ -66,13 +66,6 @@ function toneOf(l: ListingSummary): Tone {
 /** Discord only shows https images; the service may send an icon token instead of a URL. */
 function thumbnail(url: string | undefined): string | undefined {
   return url !== undefined && /^https:\/\/\S+$/.test(url) ? url : undefined;
-}
-
-function duration(seconds: number): string {
-  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
-  return `${(seconds / 86_400).toFixed(1)} days`;
 }
 
 /** One compact line for lists: "`3.` **$12.50** · Name · 0.152300 · 12.0% below ref · `id`". */
@@ -203,7 +196,7 @@ export function listingEmbed(d: ListingDetail): APIEmbed {
     const bits = [s.name ? `**${safeUserText(s.name, 40)}**` : "Seller"];
     if (s.verifiedTrades !== undefined) bits.push(`${s.verifiedTrades} verified trades`);
     if (s.medianTradeTimeSeconds !== undefined)
-      bits.push(`median trade ${duration(s.medianTradeTimeSeconds)}`);
+      bits.push(`median trade ${compactDuration(s.medianTradeTimeSeconds * 1000)}`);
     if (s.online === true) bits.push("online");
     fields.push({ name: "Seller", value: bits.join(" · ") });
   }
