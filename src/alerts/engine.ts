@@ -3,6 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
+import { DEFAULT_FEES, feeModel, percentToBps } from "../market/fees.ts";
 import type { KeyOpener } from "./accounts.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
 import { releaseClaims } from "../db/repos/outbox.ts";
@@ -42,7 +43,9 @@ export interface AlertEngineDeps {
   config: Pick<
     Config,
     "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
-  >;
+  > &
+    /** Absent (tools, older tests): the default fee model. */
+    Partial<Pick<Config, "SELLER_FEE_PERCENT">>;
   prisma: Db;
   /** The shared database: the leader lock lives on its own connection to it. */
   databaseUrl: string;
@@ -174,7 +177,13 @@ function createLoop(
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const log = deps.logger.child({ module: "alerts" });
   const now = deps.now ?? (() => new Date());
-  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger });
+  // One fee model for the index and the alerts it queues: a rule's "net at least $5" and the
+  // alert's "Net at reference" must count the same fee.
+  const fees =
+    deps.config.SELLER_FEE_PERCENT === undefined
+      ? DEFAULT_FEES
+      : feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT));
+  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger, fees });
   let rulesLoaded = false;
   let lastBidCycle: BidCycleResult | undefined;
   let lastTradeCycle: TradeCycleResult | undefined;
@@ -222,7 +231,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index },
+        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, fees },
         listings,
       );
       if (result.queued > 0) deliveryLoop.kick();

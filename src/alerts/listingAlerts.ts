@@ -1,5 +1,6 @@
 // Turns new feed listings into queued alerts: index match, then a re-check against the stored rule and its owner's settings.
 import type { Logger } from "../log.ts";
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "./content.ts";
 import type { MatcherIndex } from "./matcher.ts";
@@ -11,6 +12,8 @@ export interface ListingAlertDeps {
   prisma: Db;
   logger: Logger;
   index: MatcherIndex;
+  /** The seller fee profit filters and figures count (the index must use the same). */
+  fees?: FeeModel;
 }
 
 export interface ListingAlertResult {
@@ -29,6 +32,7 @@ export async function queueListingAlerts(
   deps: ListingAlertDeps,
   listings: readonly Listing[],
 ): Promise<ListingAlertResult> {
+  const fees = deps.fees ?? DEFAULT_FEES;
   const hits: Array<{ listing: Listing; ruleId: number }> = [];
   for (const listing of listings) {
     for (const ref of deps.index.match(listing)) hits.push({ listing, ruleId: Number(ref.id) });
@@ -46,7 +50,7 @@ export async function queueListingAlerts(
     // until the user re-links or unlinks (they were told once, see accounts.ts).
     if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
     const filters = parseStoredFilters(rule, deps.logger);
-    if (filters === undefined || !matchesListing(filters, listing)) continue;
+    if (filters === undefined || !matchesListing(filters, listing, fees)) continue;
     alerts.push({
       userId: rule.userId,
       ruleId: rule.id,
@@ -55,7 +59,7 @@ export async function queueListingAlerts(
       version: String(listing.price),
       dedupeKey: dedupeKey.listing(rule.id, listing.id),
       ...destinationOf(rule),
-      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }),
+      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }, fees),
     });
   }
   const written = await writeAlerts(deps.prisma, alerts);

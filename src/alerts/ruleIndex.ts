@@ -1,5 +1,6 @@
 // Keeps the in-memory matcher index equal to the enabled rules in Postgres: full load at start, cheap change polls after.
 import type { Logger } from "../log.ts";
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import { createMatcherIndex, type MatcherIndex } from "./matcher.ts";
 import { loadAllEnabledRules } from "../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "./rules.ts";
@@ -25,9 +26,10 @@ export interface RuleIndex {
  */
 const SLACK_MS = 30_000;
 
-export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex {
+export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeModel }): RuleIndex {
   const log = deps.logger.child({ module: "alerts.rules" });
-  let index = createMatcherIndex();
+  const fees = deps.fees ?? DEFAULT_FEES;
+  let index = createMatcherIndex({ fees });
   let mark: Date | undefined;
   let knownCount = -1;
 
@@ -52,7 +54,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
       // The snapshot comes first: a change landing during the load is then seen by the next sync.
       const before = await ruleSnapshot(deps.prisma);
       // Room for every rule at once (the count includes paused ones): no copies while growing.
-      const fresh = createMatcherIndex({ capacity: before.count });
+      const fresh = createMatcherIndex({ capacity: before.count, fees });
       // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {
         for (const row of batch) {
