@@ -19,6 +19,7 @@ import { createLeader, type Leader } from "./leader.ts";
 import { queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
+import { createSalesRate } from "./salesRate.ts";
 import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
 import type { Db } from "./store.ts";
@@ -184,6 +185,12 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       ? DEFAULT_FEES
       : feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT));
   const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger, fees });
+  // min_sales_per_day reads the public price-history graph with the feed's key, once per item an hour.
+  const salesRate = createSalesRate({
+    readGraph: (name) => deps.market.forKey(deps.config.MARKET_API_KEY).getHistoryGraph(name),
+    logger: deps.logger,
+    now,
+  });
   let rulesLoaded = false;
   let lastBidCycle: BidCycleResult | undefined;
   let lastTradeCycle: TradeCycleResult | undefined;
@@ -231,7 +238,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, fees },
+        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, fees, salesRate },
         listings,
       );
       if (result.queued > 0) deliveryLoop.kick();

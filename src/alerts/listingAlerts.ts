@@ -4,6 +4,7 @@ import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "./content.ts";
 import type { MatcherIndex } from "./matcher.ts";
+import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
 import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
@@ -14,6 +15,11 @@ export interface ListingAlertDeps {
   index: MatcherIndex;
   /** The seller fee profit filters and figures count (the index must use the same). */
   fees?: FeeModel;
+  /**
+   * Sales per day of an item, for min_sales_per_day (too slow for the index: it needs the price
+   * history). Without it, rules with that filter match nothing.
+   */
+  salesRate?: SalesRate;
 }
 
 export interface ListingAlertResult {
@@ -51,6 +57,10 @@ export async function queueListingAlerts(
     if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
     const filters = parseStoredFilters(rule, deps.logger);
     if (filters === undefined || !matchesListing(filters, listing, fees)) continue;
+    if (filters.min_sales_per_day !== undefined) {
+      const perDay = await deps.salesRate?.perDay(listing.item.market_hash_name);
+      if (perDay === undefined || perDay < filters.min_sales_per_day) continue;
+    }
     alerts.push({
       userId: rule.userId,
       ruleId: rule.id,

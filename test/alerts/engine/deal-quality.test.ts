@@ -139,6 +139,26 @@ describe("deal quality on watch rules", () => {
     expect(await say("watch tier list")).toBe(before);
   });
 
+  it("GIVEN min_sales_per_day 2 WHEN an item sold 14 times this week and one sold 7 times are listed THEN only the busy one alerts", async () => {
+    const busy = uniqueItemName("busy");
+    const quiet = uniqueItemName("quiet");
+    for (const [item, sales] of [
+      [busy, 14],
+      [quiet, 7],
+    ] as const) {
+      for (let i = 0; i < sales; i++) {
+        const sold = bot.sandbox.control.createListing({ market_hash_name: item, price: 500 });
+        bot.sandbox.control.sellToBuyer(sold.id);
+      }
+      expect(await say("watch add", { name: `sales ${item}`, item, min_sales_per_day: 2 })).toContain(
+        "≥ 2 sales/day",
+      );
+    }
+    const slow = bot.sandbox.control.createListing({ market_hash_name: quiet, price: 500 });
+    const fast = bot.sandbox.control.createListing({ market_hash_name: busy, price: 500 });
+    await alertedOnlyFor(fast.id, [slow.id]);
+  });
+
   it("GIVEN min_sticker_value $12 WHEN listings with $12.35 and $0.85 of stickers appear THEN only the first alerts, showing the value", async () => {
     const item = uniqueItemName("stickers");
     await say("watch add", { name: "stickers", item, min_sticker_value: 12 });
