@@ -154,8 +154,8 @@ export function dealFiltersFromOptions(o: DealOptions): DealFilterValues {
 
 const pct = (v: number) => `${v}%`;
 
+/** Appends the deal filters' parts (the tier is described with the seeds, in describeFilters.ts). */
 export function describeDeal(f: DealFilterValues, parts: string[]): void {
-  if (f.tier !== undefined) parts.push(`tier "${f.tier}"`);
   if (f.min_profit !== undefined) parts.push(`net ≥ ${formatCents(f.min_profit)}`);
   if (f.min_profit_pct !== undefined) parts.push(`net ≥ ${pct(f.min_profit_pct)} of price`);
   if (f.min_exit_profit !== undefined) parts.push(`instant exit ≥ ${formatCents(f.min_exit_profit)}`);
