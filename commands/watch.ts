@@ -30,6 +30,7 @@ import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { UserFacingError } from "../src/errors.ts";
 import { safeUserText } from "../src/input/parse.ts";
 import type { MarketApi } from "../src/market/client.ts";
+import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS } from "./watch/addOptions.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 
@@ -273,7 +274,12 @@ export const command = defineCommand({
 });
 
 function ruleDeps(deps: BotDeps) {
-  return { prisma: deps.prisma, logger: deps.logger, maxRulesPerUser: deps.config.MAX_RULES_PER_USER };
+  return {
+    prisma: deps.prisma,
+    logger: deps.logger,
+    maxRulesPerUser: deps.config.MAX_RULES_PER_USER,
+    fees: feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT)),
+  };
 }
 
 function operatorMarket(deps: BotDeps): MarketApi {
