@@ -49,7 +49,7 @@ export async function queueListingAlerts(
   const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
   const byId = new Map(rules.map((r) => [r.id, r]));
 
-  const alerts: NewAlert[] = [];
+  const confirmed = [];
   for (const { listing, ruleId } of hits) {
     const rule = byId.get(ruleId);
     // Listing alerts need no key, so unlinked users keep them; a revoked key pauses every alert
@@ -57,8 +57,23 @@ export async function queueListingAlerts(
     if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
     const filters = parseStoredFilters(rule, deps.logger);
     if (filters === undefined || !matchesListing(filters, listing, fees)) continue;
+    confirmed.push({ listing, rule, filters });
+  }
+
+  // min_sales_per_day: each item's rate read once, all items at once (cached an hour, salesRate.ts).
+  const needRate = new Set(
+    confirmed
+      .filter((c) => c.filters.min_sales_per_day !== undefined)
+      .map((c) => c.listing.item.market_hash_name),
+  );
+  const rates = new Map(
+    await Promise.all([...needRate].map(async (name) => [name, await deps.salesRate?.perDay(name)] as const)),
+  );
+
+  const alerts: NewAlert[] = [];
+  for (const { listing, rule, filters } of confirmed) {
     if (filters.min_sales_per_day !== undefined) {
-      const perDay = await deps.salesRate?.perDay(listing.item.market_hash_name);
+      const perDay = rates.get(listing.item.market_hash_name);
       if (perDay === undefined || perDay < filters.min_sales_per_day) continue;
     }
     alerts.push({
