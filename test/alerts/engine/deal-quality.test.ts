@@ -119,6 +119,17 @@ describe("deal quality on watch rules", () => {
     const now = bot.sandbox.control.createListing({ market_hash_name: item, paint_seed: 13 });
     await alertedOnlyFor(now.id, [old.id]);
 
+    // Both tier options suggest the user's tiers.
+    for (const [path, option] of [
+      ["watch add", "tier"],
+      ["watch tier remove", "name"],
+    ] as const) {
+      const suggested = await bot.double
+        .autocomplete(alice, path, { [option]: "BLUE" }, option)
+        .firstResponse();
+      expect(suggested.data?.choices).toEqual([{ name: "blue tier", value: "blue tier" }]);
+    }
+
     // In use: refused, naming the rule, and the tier stays.
     const refused = await say("watch tier remove", { name: "blue tier" });
     expect(refused).toContain("tiered");
