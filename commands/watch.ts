@@ -1,7 +1,6 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import {
   ApplicationCommandOptionType,
-  ChannelType,
   InteractionContextType,
   PermissionFlagsBits,
   PermissionsBitField,
@@ -11,7 +10,8 @@ import {
 } from "discord.js";
 import { marketForReading } from "../src/alerts/actions.ts";
 import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
-import { ruleFromOptions } from "../src/alerts/ruleFilters.ts";
+import { ruleFromOptions, type RuleOptions } from "../src/alerts/ruleFilters.ts";
+import { tierSeeds } from "../src/alerts/tiers.ts";
 import {
   addRule,
   listRules,
@@ -40,6 +40,9 @@ import {
   runArm,
   runDisarm,
 } from "./watch/arm.ts";
+import { feeModel, percentToBps } from "../src/market/fees.ts";
+import { ADD_OPTIONS } from "./watch/addOptions.ts";
+import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 
 const NAME_OPTION = {
   name: "name",
@@ -65,109 +68,7 @@ export const command = defineCommand({
         name: "add",
         description: "Save a watch rule",
         type: ApplicationCommandOptionType.Subcommand,
-        options: [
-          {
-            ...NAME_OPTION,
-            autocomplete: false,
-            description: 'A name for the rule, e.g. "cheap ember tide"',
-          },
-          {
-            name: "item",
-            description: "Exact item name, e.g. Falcon Rifle | Ember Tide (Pristine)",
-            type: ApplicationCommandOptionType.String,
-            autocomplete: true,
-            max_length: 128,
-          },
-          {
-            name: "def_index",
-            description: "Weapon (def index)",
-            type: ApplicationCommandOptionType.Integer,
-            min_value: 0,
-          },
-          {
-            name: "paint_index",
-            description: "Finish (paint index)",
-            type: ApplicationCommandOptionType.Integer,
-            min_value: 0,
-          },
-          {
-            name: "paint_seeds",
-            description: "Any of these seeds, e.g. 661, 670, 955",
-            type: ApplicationCommandOptionType.String,
-            max_length: 600,
-          },
-          {
-            name: "min_float",
-            description: "Lowest float (0-1)",
-            type: ApplicationCommandOptionType.Number,
-            min_value: 0,
-            max_value: 1,
-          },
-          {
-            name: "max_float",
-            description: "Highest float (0-1)",
-            type: ApplicationCommandOptionType.Number,
-            min_value: 0,
-            max_value: 1,
-          },
-          {
-            name: "max_price",
-            description: "Most you would pay, in USD",
-            type: ApplicationCommandOptionType.Number,
-            min_value: 0,
-          },
-          {
-            name: "min_discount",
-            description: "At least this many percent below the reference price",
-            type: ApplicationCommandOptionType.Number,
-            min_value: 0,
-            max_value: 100,
-          },
-          {
-            name: "min_ref_qty",
-            description: "Reference price based on at least this many sales",
-            type: ApplicationCommandOptionType.Integer,
-            min_value: 0,
-          },
-          {
-            name: "type",
-            description: "Buy now or auction",
-            type: ApplicationCommandOptionType.String,
-            choices: [
-              { name: "buy now", value: "buy_now" },
-              { name: "auction", value: "auction" },
-            ],
-          },
-          {
-            name: "category",
-            description: "Normal, statcounter or souvenir",
-            type: ApplicationCommandOptionType.String,
-            choices: [
-              { name: "any", value: "any" },
-              { name: "normal", value: "normal" },
-              { name: "statcounter", value: "statcounter" },
-              { name: "souvenir", value: "souvenir" },
-            ],
-          },
-          {
-            name: "stickers",
-            description: "Sticker ids, optionally with a slot: 123, 456|2",
-            type: ApplicationCommandOptionType.String,
-            max_length: 200,
-          },
-          {
-            name: "keychains",
-            description: "Keychain ids: 12, 34",
-            type: ApplicationCommandOptionType.String,
-            max_length: 100,
-          },
-          {
-            name: "channel",
-            description: "Post alerts in this channel instead of your DMs (needs Manage Channels)",
-            type: ApplicationCommandOptionType.Channel,
-            channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
-          },
-        ],
+        options: [...ADD_OPTIONS],
       },
       { name: "list", description: "Show your watch rules", type: ApplicationCommandOptionType.Subcommand },
       {
@@ -195,9 +96,11 @@ export const command = defineCommand({
         options: [NAME_OPTION],
       },
       ...ARM_SUBCOMMANDS,
+      TIER_GROUP,
     ],
   },
   async autocomplete(ctx) {
+    if (isTierAutocomplete(ctx)) return tierChoices(ctx);
     const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
       const names = await itemNames.suggest(
@@ -233,7 +136,14 @@ export const command = defineCommand({
       defer: "ephemeral",
       async run(ctx) {
         const o = ctx.options;
-        const filters = ruleFromOptions({
+        const tierName = o.string("tier");
+        const tier =
+          tierName === undefined
+            ? undefined
+            : await tierSeeds(ruleDeps(ctx.deps), { discordId: ctx.user.id, name: tierName });
+        // The tier's seeds come from the database; ruleFromOptions only parses what was typed.
+        const build = (options: RuleOptions) => ruleFromOptions(options, { tierSeeds: tier?.seeds });
+        const filters = build({
           item: o.string("item"),
           def_index: o.integer("def_index"),
           paint_index: o.integer("paint_index"),
@@ -247,6 +157,16 @@ export const command = defineCommand({
           category: o.string("category"),
           stickers: o.string("stickers"),
           keychains: o.string("keychains"),
+          min_profit: o.number("min_profit"),
+          min_profit_pct: o.number("min_profit_pct"),
+          min_exit_profit: o.number("min_exit_profit"),
+          fade: o.string("fade"),
+          blue_gem: o.string("blue_gem"),
+          max_float_rank: o.integer("max_float_rank"),
+          min_sticker_value: o.number("min_sticker_value"),
+          min_sticker_pct: o.number("min_sticker_pct"),
+          min_sales_per_day: o.number("min_sales_per_day"),
+          ...(tier === undefined ? {} : { tier: tier.name }),
         });
         const channel = o.channel("channel");
         const destination: RuleDestination =
@@ -269,6 +189,7 @@ export const command = defineCommand({
         };
       },
     },
+    ...TIER_SUBCOMMANDS,
     list: {
       defer: "ephemeral",
       async run(ctx) {
@@ -408,7 +329,12 @@ async function armLine(ctx: BaseContext, r: RuleView): Promise<string> {
 }
 
 function ruleDeps(deps: BotDeps) {
-  return { prisma: deps.prisma, logger: deps.logger, maxRulesPerUser: deps.config.MAX_RULES_PER_USER };
+  return {
+    prisma: deps.prisma,
+    logger: deps.logger,
+    maxRulesPerUser: deps.config.MAX_RULES_PER_USER,
+    fees: feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT)),
+  };
 }
 
 function operatorMarket(deps: BotDeps): MarketApi {

@@ -115,6 +115,16 @@ describe("configuration", () => {
     expect(withKey("http://[::1]:8787/api/v1")).toEqual([]);
   });
 
+  it("GIVEN SELLER_FEE_PERCENT WHEN the configuration loads THEN 2 is the default, decimals are kept and bad values are listed", () => {
+    expect(loadConfig({}, "/tmp").SELLER_FEE_PERCENT).toBe(2);
+    expect(loadConfig({ SELLER_FEE_PERCENT: "2.5" }, "/tmp").SELLER_FEE_PERCENT).toBe(2.5);
+    for (const bad of ["abc", "101", "-1"]) {
+      expect(problemsOf({ SELLER_FEE_PERCENT: bad })).toEqual([
+        expect.stringMatching(/^SELLER_FEE_PERCENT: /),
+      ]);
+    }
+  });
+
   it("GIVEN PLAYGROUND=maybe WHEN the configuration loads THEN it says the flag takes true or false", () => {
     expect(problemsOf({ PLAYGROUND: "maybe" })).toEqual([
       expect.stringMatching(/^PLAYGROUND: must be true or false/),

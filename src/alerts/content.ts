@@ -1,6 +1,8 @@
 // Builds alert payloads (plain data) from marketplace resources, and the dedupe keys that make each alert unique.
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing, Trade } from "../market/schemas.ts";
 import { discountPercent } from "../money.ts";
+import { dealOf } from "./deal.ts";
 import type { AppliedExtra, ListingAlert, TradeAlert } from "./payload.ts";
 import { describeFilters, referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
 
@@ -50,9 +52,45 @@ function extras(
   }));
 }
 
+const oneDecimal = (x: number) => Math.round(x * 10) / 10;
+
+/** Deal-quality fields of a listing alert; each only when the listing has its data. */
+function dealFieldsOf(listing: Listing, fees: FeeModel): Partial<ListingAlert> {
+  const d = dealOf(listing, fees, referencePriceOf);
+  const a: Partial<ListingAlert> = {};
+  if (d.netResaleCents !== undefined) a.netResaleCents = d.netResaleCents;
+  if (d.netResalePercent !== undefined) a.netResalePercent = oneDecimal(d.netResalePercent);
+  if (d.exitCents !== undefined && d.exitBuyOrderCents !== undefined) {
+    a.exitCents = d.exitCents;
+    a.exitBuyOrderCents = d.exitBuyOrderCents;
+  }
+  if (a.netResaleCents !== undefined || a.exitCents !== undefined) a.sellerFeeBps = fees.sellerFeeBps;
+  if (d.fadePercent !== undefined) {
+    a.fade = {
+      percent: d.fadePercent,
+      ...(d.fadeRank !== undefined && Number.isInteger(d.fadeRank) ? { rank: d.fadeRank } : {}),
+    };
+  }
+  if (d.playsideBlue !== undefined || d.backsideBlue !== undefined) {
+    a.blueGem = {
+      ...(d.playsideBlue === undefined ? {} : { playside: d.playsideBlue }),
+      ...(d.backsideBlue === undefined ? {} : { backside: d.backsideBlue }),
+    };
+  }
+  if (d.floatRank !== undefined && Number.isInteger(d.floatRank)) a.floatRank = d.floatRank;
+  // No stickers, or none with a price: nothing worth a field.
+  if (d.stickerValueCents !== undefined && d.stickerValueCents > 0) {
+    a.stickerValueCents = d.stickerValueCents;
+    if (d.stickerPercent !== undefined) a.stickerPercent = oneDecimal(d.stickerPercent);
+  }
+  return a;
+}
+
+/** `fees`: the seller fee the profit figures assume (the configured one in the running bot). */
 export function listingAlertOf(
   listing: Listing,
   rule: { id: number; name: string; filters: RuleFilters },
+  fees: FeeModel = DEFAULT_FEES,
 ): ListingAlert {
   const item = listing.item;
   const ref = referencePriceOf(listing);
@@ -69,6 +107,7 @@ export function listingAlertOf(
     priceCents: listing.price,
     stickers: extras(item.stickers ?? []),
     keychains: extras(item.keychains ?? []),
+    ...dealFieldsOf(listing, fees),
   };
   if (item.float_value !== undefined) a.floatValue = item.float_value;
   if (item.paint_seed !== undefined) a.paintSeed = item.paint_seed;

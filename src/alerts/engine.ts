@@ -3,7 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
-import type { FeeModel } from "../market/fees.ts";
+import { DEFAULT_FEES, feeModel, percentToBps, type FeeModel } from "../market/fees.ts";
 import type { KeyOpener } from "./accounts.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
 import { releaseClaims } from "../db/repos/outbox.ts";
@@ -21,6 +21,7 @@ import { createLoop, serial, serialQueue } from "./loop.ts";
 import { actOnArmedMatches, queueListingAlerts } from "./listingAlerts.ts";
 import { createReconciler, type ReconcileResult } from "./reconciler.ts";
 import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
+import { createSalesRate } from "./salesRate.ts";
 import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
 import type { Db } from "./store.ts";
@@ -47,7 +48,9 @@ export interface AlertEngineDeps {
   config: Pick<
     Config,
     "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
-  >;
+  > &
+    /** Absent (tools, older tests): the default fee model. */
+    Partial<Pick<Config, "SELLER_FEE_PERCENT">>;
   prisma: Db;
   /** The shared database: the leader lock lives on its own connection to it. */
   databaseUrl: string;
@@ -115,7 +118,19 @@ export interface AlertEngine {
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const log = deps.logger.child({ module: "alerts" });
   const now = deps.now ?? (() => new Date());
-  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger });
+  // One fee model for the index and the alerts it queues: a rule's "net at least $5" and the
+  // alert's "Net at reference" must count the same fee.
+  const fees =
+    deps.config.SELLER_FEE_PERCENT === undefined
+      ? DEFAULT_FEES
+      : feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT));
+  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger, fees });
+  // min_sales_per_day reads the public price-history graph with the feed's key, once per item an hour.
+  const salesRate = createSalesRate({
+    readGraph: (name) => deps.market.forKey(deps.config.MARKET_API_KEY).getHistoryGraph(name),
+    logger: deps.logger,
+    now,
+  });
   let rulesLoaded = false;
   let lastBidCycle: BidCycleResult | undefined;
   let lastTradeCycle: TradeCycleResult | undefined;
@@ -170,7 +185,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, snipe },
+        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, snipe, fees, salesRate },
         listings,
         { readAt: meta.readAt, taken },
       );
@@ -185,6 +200,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     now,
   };
   const autoBuyer = createAutoBuyer({
+    fees,
     prisma: deps.prisma,
     market: deps.market,
     openKey: deps.openKey,

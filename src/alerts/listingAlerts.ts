@@ -1,10 +1,12 @@
 // Turns new feed listings into queued alerts: index match, then a re-check against the stored rule and its owner's settings.
 import type { Logger } from "../log.ts";
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "./content.ts";
 import type { MatcherIndex } from "./matcher.ts";
 import type { ArmMode } from "./ruleIndex.ts";
 import { hitKey, type ArmedHit, type AutoBuyer } from "../snipe/autoBuyer.ts";
+import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
 import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
@@ -15,6 +17,13 @@ export interface ListingAlertDeps {
   index: MatcherIndex;
   /** Snipe mode: armed rules act on their matches first; absent, every match only alerts. */
   snipe?: { armedMode(ruleId: string): ArmMode | undefined; autoBuyer: AutoBuyer } | undefined;
+  /** The seller fee profit filters and figures count (the index must use the same). */
+  fees?: FeeModel;
+  /**
+   * Sales per day of an item, for min_sales_per_day (too slow for the index: it needs the price
+   * history). Without it, rules with that filter match nothing.
+   */
+  salesRate?: SalesRate;
 }
 
 export interface ListingAlertResult {
@@ -36,6 +45,7 @@ export async function queueListingAlerts(
   listings: readonly Listing[],
   opts: { readAt?: number; taken?: ReadonlySet<string> } = {},
 ): Promise<ListingAlertResult> {
+  const fees = deps.fees ?? DEFAULT_FEES;
   const hits: Array<{ listing: Listing; ruleId: number }> = [];
   const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
@@ -59,7 +69,7 @@ export async function queueListingAlerts(
   const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
   const byId = new Map(rules.map((r) => [r.id, r]));
 
-  const alerts: NewAlert[] = [];
+  const confirmed = [];
   for (const { listing, ruleId } of hits) {
     if (taken.has(hitKey(ruleId, listing.id))) continue;
     const rule = byId.get(ruleId);
@@ -67,7 +77,26 @@ export async function queueListingAlerts(
     // until the user re-links or unlinks (they were told once, see accounts.ts).
     if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
     const filters = parseStoredFilters(rule, deps.logger);
-    if (filters === undefined || !matchesListing(filters, listing)) continue;
+    if (filters === undefined || !matchesListing(filters, listing, fees)) continue;
+    confirmed.push({ listing, rule, filters });
+  }
+
+  // min_sales_per_day: each item's rate read once, all items at once (cached an hour, salesRate.ts).
+  const needRate = new Set(
+    confirmed
+      .filter((c) => c.filters.min_sales_per_day !== undefined)
+      .map((c) => c.listing.item.market_hash_name),
+  );
+  const rates = new Map(
+    await Promise.all([...needRate].map(async (name) => [name, await deps.salesRate?.perDay(name)] as const)),
+  );
+
+  const alerts: NewAlert[] = [];
+  for (const { listing, rule, filters } of confirmed) {
+    if (filters.min_sales_per_day !== undefined) {
+      const perDay = rates.get(listing.item.market_hash_name);
+      if (perDay === undefined || perDay < filters.min_sales_per_day) continue;
+    }
     alerts.push({
       userId: rule.userId,
       ruleId: rule.id,
@@ -76,7 +105,7 @@ export async function queueListingAlerts(
       version: String(listing.price),
       dedupeKey: dedupeKey.listing(rule.id, listing.id),
       ...destinationOf(rule),
-      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }),
+      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }, fees),
     });
   }
   const written = await writeAlerts(deps.prisma, alerts);

@@ -1,5 +1,7 @@
 // In-memory index of watch rules: finds the rules a new listing satisfies without scanning every rule.
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
+import { matchesDeal } from "./dealFilters.ts";
 import {
   compileFilters,
   matchesFacts,
@@ -28,6 +30,8 @@ export interface RuleRef {
 // filters are 8 doubles (one cache line) in one shared Float64Array, its owner an index into a
 // table of interned user ids, its id a small integer when it is one (database ids are), and its
 // seed/sticker/keychain lists (a minority of rules) one small array of integers: ~150 bytes a rule.
+// Deal bounds (profit, fade, blue gem, float rank, sticker value) are rarer still: a rule with any
+// keeps its own small Float64Array of them, the others a null.
 
 /** Doubles per slot in `nums`, and each one's offset. */
 const STRIDE = 8;
@@ -215,8 +219,12 @@ function keyOf(id: string): number | string {
   return Number.isInteger(n) && n >= 0 && n <= 0x7fffffff && String(n) === id ? n : id;
 }
 
-/** `capacity`: rules to make room for at once (a full load knows its count; growth copies). */
-export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherIndex {
+/**
+ * `capacity`: rules to make room for at once (a full load knows its count; growth copies).
+ * `fees`: the seller fee the profit filters count (the configured one in the running bot).
+ */
+export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } = {}): MatcherIndex {
+  const fees = opts.fees ?? DEFAULT_FEES;
   let capacity = Math.max(16, opts.capacity ?? 0);
   let nums = new Float64Array(capacity * STRIDE);
   /** Index into `users` of each slot's owner. */
@@ -224,6 +232,8 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
   /** Per slot: the rule's id (see keyOf), its flattened lists, the bucket it lives in (null: seed buckets). */
   const keys: Array<number | string> = [];
   const lists: Array<number[] | null> = [];
+  /** Per slot: the rule's deal bounds (compileDeal), null without any. */
+  const deals: Array<Float64Array | null> = [];
   const homes: Array<Bucket | null> = [];
   const freeSlots: number[] = [];
 
@@ -258,6 +268,7 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
     }
     keys.push(0);
     lists.push(null);
+    deals.push(null);
     homes.push(null);
     return slot;
   }
@@ -383,6 +394,7 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
     releaseUser(owners[slot] as number);
     keys[slot] = 0;
     lists[slot] = null;
+    deals[slot] = null;
     homes[slot] = null;
     freeSlots.push(slot);
     return true;
@@ -413,6 +425,7 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
       (c.category << 5);
     const flat = listsOf(c);
     lists[slot] = flat;
+    deals[slot] = c.deal;
     const list = listOf(c);
     const seeds = uniqueSeeds(flat);
     let bucket: Bucket | undefined;
@@ -484,7 +497,9 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
       return false;
     if ((bits & HAS_REF_QTY) !== 0 && !(l.refQty >= (n[o + F_MIN_REF_QTY] as number))) return false;
     const x = lists[slot];
-    return x === null || x === undefined || matchesLists(x, l);
+    if (x !== null && x !== undefined && !matchesLists(x, l)) return false;
+    const d = deals[slot];
+    return d === null || d === undefined || matchesDeal(d, l.deal);
   }
 
   function refOf(slot: number): RuleRef {
@@ -557,7 +572,7 @@ export function createMatcherIndex(opts: { capacity?: number } = {}): MatcherInd
 
   function match(listing: Listing): RuleRef[] {
     const out: RuleRef[] = [];
-    const facts = prepareListing(listing);
+    const facts = prepareListing(listing, fees);
     if (!facts.listed) return out;
 
     const named = byName.get(facts.nameLower);
@@ -627,8 +642,12 @@ function compiledOf(filters: RuleFilters): CompiledFilters {
 }
 
 /** The reference answer: every rule checked against the listing. Used by tests and the bench. */
-export function linearScanMatch(rules: readonly MatcherRule[], listing: Listing): RuleRef[] {
-  const facts = prepareListing(listing);
+export function linearScanMatch(
+  rules: readonly MatcherRule[],
+  listing: Listing,
+  fees: FeeModel = DEFAULT_FEES,
+): RuleRef[] {
+  const facts = prepareListing(listing, fees);
   const out: RuleRef[] = [];
   for (const rule of rules) {
     if (matchesFacts(compiledOf(rule.filters), facts)) out.push({ id: rule.id, userId: rule.userId });

@@ -10,6 +10,8 @@ export const PAYLOAD_VERSION = 1;
 
 const Id = z.string().regex(/^\d+$/);
 const Cents = z.number().int().min(0);
+/** A profit: negative for a loss. */
+const SignedCents = z.number().int();
 /** ISO 8601 instant; kept as text so the payload survives JSON unchanged. */
 const Instant = z.iso.datetime({ offset: true });
 
@@ -48,6 +50,21 @@ export const ListingAlert = z.object({
     })
     .optional(),
   listedAt: Instant.optional(),
+  // Deal quality (absent in payloads queued before it existed, and when the listing lacks the data).
+  /** Profit of a resale at the reference after the seller fee, and as a percent of the price. */
+  netResaleCents: SignedCents.optional(),
+  netResalePercent: z.number().optional(),
+  /** Profit of selling at once to the highest buy order (exitBuyOrderCents) after the fee. */
+  exitCents: SignedCents.optional(),
+  exitBuyOrderCents: Cents.optional(),
+  /** The seller fee the profits assume, basis points (200 = 2%). */
+  sellerFeeBps: z.number().int().min(0).max(10_000).optional(),
+  fade: z.object({ percent: z.number(), rank: z.number().int().optional() }).optional(),
+  blueGem: z.object({ playside: z.number().optional(), backside: z.number().optional() }).optional(),
+  /** item.low_rank: 1 is the lowest float of its kind. */
+  floatRank: z.number().int().min(1).optional(),
+  stickerValueCents: Cents.optional(),
+  stickerPercent: z.number().optional(),
 });
 export type ListingAlert = z.infer<typeof ListingAlert>;
 

@@ -1,7 +1,18 @@
 // Watch-rule filters: the stored JSON schema, building them from command options, describing them, and the one definition of what each filter means.
 import { z } from "zod";
-import { discountPercent, formatCents, MAX_CENTS } from "../money.ts";
+import { discountPercent, MAX_CENTS } from "../money.ts";
 import type { Listing, ListingType } from "../market/schemas.ts";
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
+import { dealOf } from "./deal.ts";
+import {
+  compileDeal,
+  DEAL_FILTER_SHAPE,
+  dealFiltersFromOptions,
+  dealValuesOf,
+  matchesDeal,
+  NARROWING_DEAL_FILTERS,
+  type DealOptions,
+} from "./dealFilters.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import {
   MAX_SEEDS,
@@ -16,7 +27,6 @@ import {
   parseSmallIdList,
   parseStickerSelectors,
   parseText,
-  safeUserText,
   SEED_MAX,
   STICKER_SLOT_MAX,
   type RawOption,
@@ -49,6 +59,7 @@ export const NARROWING_FILTERS = [
   "min_discount",
   "stickers",
   "keychains",
+  ...NARROWING_DEAL_FILTERS,
 ] as const;
 
 /**
@@ -76,10 +87,19 @@ export const RuleFilters = z
     category: RuleCategory.optional(),
     stickers: z.array(StickerSelectorSchema).min(1).max(MAX_STICKER_SELECTORS).optional(),
     keychains: z.array(SmallId).min(1).max(MAX_KEYCHAINS).optional(),
+    ...DEAL_FILTER_SHAPE,
   })
   .refine((f) => f.min_float === undefined || f.max_float === undefined || f.min_float <= f.max_float, {
     message: "min_float must not be above max_float",
     path: ["min_float"],
+  })
+  .refine((f) => f.min_fade === undefined || f.max_fade === undefined || f.min_fade <= f.max_fade, {
+    message: "min_fade must not be above max_fade",
+    path: ["min_fade"],
+  })
+  .refine((f) => f.tier === undefined || f.paint_seeds !== undefined, {
+    message: "a tier rule carries its tier's seeds",
+    path: ["tier"],
   })
   .refine((f) => NARROWING_FILTERS.some((k) => f[k] !== undefined), {
     message: "a rule needs at least one narrowing filter",
@@ -90,7 +110,12 @@ export type RuleFilters = z.infer<typeof RuleFilters>;
 // Building from command options
 
 /** Raw slash-command option values, named like the filters; null/undefined = not given. */
-export type RuleOptions = { [K in keyof RuleFilters]?: RawOption | null | undefined };
+export type RuleOptions = { [K in keyof RuleFilters]?: RawOption | null | undefined } & DealOptions;
+
+/** What ruleFromOptions cannot know alone: the seeds of the tier named in the options. */
+export interface RuleContext {
+  tierSeeds?: readonly number[] | undefined;
+}
 
 const given = (v: RawOption | null | undefined): v is RawOption => v !== undefined && v !== null && v !== "";
 
@@ -98,13 +123,20 @@ const given = (v: RawOption | null | undefined): v is RawOption => v !== undefin
  * Builds validated filters from the options a user typed. Every problem is an invalidOption
  * naming the option, so the user sees which field to fix.
  */
-export function ruleFromOptions(options: RuleOptions): RuleFilters {
-  const f: RuleFilters = {};
+export function ruleFromOptions(options: RuleOptions, context: RuleContext = {}): RuleFilters {
   const o = options;
+  const f: RuleFilters = dealFiltersFromOptions(o);
   if (given(o.item)) f.item = parseText("item", o.item, MAX_ITEM_NAME);
   if (given(o.def_index)) f.def_index = parseIntOption("def_index", o.def_index, 0, MAX_SMALL_ID);
   if (given(o.paint_index)) f.paint_index = parseIntOption("paint_index", o.paint_index, 0, MAX_SMALL_ID);
   if (given(o.paint_seeds)) f.paint_seeds = parseSeeds("paint_seeds", o.paint_seeds);
+  if (given(o.tier)) {
+    if (f.paint_seeds !== undefined) throw invalidOption("tier", "use either paint_seeds or tier, not both");
+    // The caller resolves the tier (it needs the database); without its seeds this is a bug.
+    if (context.tierSeeds === undefined) throw new Error("ruleFromOptions: tier given without its seeds");
+    f.tier = String(o.tier).trim();
+    f.paint_seeds = [...context.tierSeeds];
+  }
   const minFloat = given(o.min_float) ? parseFloatValue("min_float", o.min_float) : undefined;
   const maxFloat = given(o.max_float) ? parseFloatValue("max_float", o.max_float) : undefined;
   parseRange("min_float", minFloat, "max_float", maxFloat);
@@ -131,8 +163,9 @@ export function ruleFromOptions(options: RuleOptions): RuleFilters {
     // Not one option's fault, so no option is named.
     throw new UserFacingError(
       "invalid_input",
-      "Add at least one filter that narrows the rule (item, def_index, paint_index, paint_seeds, a float bound, " +
-        "max_price, min_discount, stickers or keychains): type, category and min_ref_qty alone would match the whole market.",
+      "Add at least one filter that narrows the rule (item, def_index, paint_index, paint_seeds or tier, a float bound, " +
+        "max_price, min_discount, stickers, keychains or a deal filter such as min_profit or fade): " +
+        "type, category, min_ref_qty and min_sales_per_day alone would match the whole market.",
       { reason: "no_narrowing_filter" },
     );
   }
@@ -141,41 +174,7 @@ export function ruleFromOptions(options: RuleOptions): RuleFilters {
   return RuleFilters.parse(f);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Describing
-
-const MAX_SEEDS_SHOWN = 5;
-
-/** A short human line, e.g. "Falcon Rifle | Ember Tide (Pristine) · float 0–0.07 · ≤ $120.00 · ≥ 15% below ref". */
-export function describeFilters(filters: RuleFilters): string {
-  const parts: string[] = [];
-  const f = filters;
-  if (f.item !== undefined) parts.push(safeUserText(f.item, MAX_ITEM_NAME));
-  if (f.def_index !== undefined) parts.push(`def ${f.def_index}`);
-  if (f.paint_index !== undefined) parts.push(`paint ${f.paint_index}`);
-  if (f.paint_seeds !== undefined) {
-    const shown = f.paint_seeds.slice(0, MAX_SEEDS_SHOWN).join(", ");
-    const more = f.paint_seeds.length - MAX_SEEDS_SHOWN;
-    parts.push(`seed ${shown}${more > 0 ? ` +${more} more` : ""}`);
-  }
-  if (f.min_float !== undefined && f.max_float !== undefined)
-    parts.push(`float ${f.min_float}–${f.max_float}`);
-  else if (f.min_float !== undefined) parts.push(`float ≥ ${f.min_float}`);
-  else if (f.max_float !== undefined) parts.push(`float ≤ ${f.max_float}`);
-  if (f.max_price !== undefined) parts.push(`≤ ${formatCents(f.max_price)}`);
-  if (f.min_discount !== undefined) parts.push(`≥ ${f.min_discount}% below ref`);
-  if (f.min_ref_qty !== undefined) parts.push(`ref qty ≥ ${f.min_ref_qty}`);
-  if (f.type !== undefined) parts.push(f.type === "auction" ? "auctions" : "buy now");
-  if (f.category === "normal") parts.push("not statcounter/souvenir");
-  else if (f.category === "statcounter" || f.category === "souvenir") parts.push(f.category);
-  if (f.stickers !== undefined) {
-    parts.push(
-      `stickers ${f.stickers.map((s) => (s.slot === undefined ? `${s.id}` : `${s.id} (slot ${s.slot})`)).join(", ")}`,
-    );
-  }
-  if (f.keychains !== undefined) parts.push(`keychains ${f.keychains.join(", ")}`);
-  return parts.join(" · ");
-}
+export { describeFilters } from "./describeFilters.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Matching: the meaning of every filter lives below, and only here.
@@ -215,6 +214,8 @@ export interface ListingFacts {
   stickerIds: number[];
   stickerSlots: number[];
   keychainIds: number[];
+  /** Deal values (profit after fees, fade, blue gem, ...) in dealFilters.ts' order; NaN when absent. */
+  deal: Float64Array;
 }
 
 /**
@@ -238,7 +239,8 @@ export function referenceQuantityOf(listing: Listing): number | undefined {
 
 const num = (v: number | undefined): number => (v === undefined ? NaN : v);
 
-export function prepareListing(listing: Listing): ListingFacts {
+/** `fees`: the seller fee that profit filters count (the configured one in the running bot). */
+export function prepareListing(listing: Listing, fees: FeeModel = DEFAULT_FEES): ListingFacts {
   const item = listing.item;
   const stickers = item.stickers ?? [];
   const keychains = item.keychains ?? [];
@@ -258,6 +260,7 @@ export function prepareListing(listing: Listing): ListingFacts {
     stickerIds: stickers.map((s) => s.stickerId),
     stickerSlots: stickers.map((s) => num(s.slot)),
     keychainIds: keychains.map((k) => k.stickerId),
+    deal: dealValuesOf(dealOf(listing, fees, referencePriceOf)),
   };
 }
 
@@ -284,6 +287,8 @@ export interface CompiledFilters {
   readonly stickerIds: readonly number[] | null;
   readonly stickerSlots: readonly number[] | null;
   readonly keychainIds: readonly number[] | null;
+  /** Deal bounds (dealFilters.ts' order, NaN: not set); null when the rule has none. */
+  readonly deal: Float64Array | null;
 }
 
 /** intern lets an index hand back one shared string per item name (saves memory, speeds compares). */
@@ -309,6 +314,7 @@ export function compileFilters(
     stickerIds: f.stickers ? f.stickers.map((s) => s.id) : null,
     stickerSlots: f.stickers ? f.stickers.map((s) => s.slot ?? -1) : null,
     keychainIds: f.keychains ?? null,
+    deal: compileDeal(f),
   };
 }
 
@@ -324,6 +330,9 @@ export function compileFilters(
  * - min_ref_qty: reference quantity >= min_ref_qty; no quantity -> no match;
  * - stickers: each selector is carried (at its slot when given); keychains: each id is carried.
  *   Selectors are checked independently, so "123, 123" means one copy; "123|0, 123|1" asks for two.
+ * - deal filters (min_profit, fade, blue gem, float rank, sticker value...): matchesDeal in
+ *   dealFilters.ts, a listing without the value meets none of them; tier: only its copied seeds
+ *   count; min_sales_per_day: not here (it needs the price history; listingAlerts.ts applies it).
  * The index (matcher.ts, matchesSlot) runs these same checks on its packed copy of the filters:
  * change both together (test/alerts/matcher.test.ts compares the index with this function).
  */
@@ -366,10 +375,15 @@ export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
   if (c.keychainIds !== null) {
     for (const id of c.keychainIds) if (!l.keychainIds.includes(id)) return false;
   }
+  if (c.deal !== null && !matchesDeal(c.deal, l.deal)) return false;
   return true;
 }
 
 /** Whether a listing satisfies every filter of a rule (see matchesFacts for each filter's meaning). */
-export function matchesListing(filters: RuleFilters, listing: Listing): boolean {
-  return matchesFacts(compileFilters(filters), prepareListing(listing));
+export function matchesListing(
+  filters: RuleFilters,
+  listing: Listing,
+  fees: FeeModel = DEFAULT_FEES,
+): boolean {
+  return matchesFacts(compileFilters(filters), prepareListing(listing, fees));
 }

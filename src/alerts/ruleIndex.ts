@@ -1,5 +1,6 @@
 // Keeps the in-memory matcher index equal to the enabled rules in Postgres: full load at start, cheap change polls after.
 import type { Logger } from "../log.ts";
+import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import { createMatcherIndex, type MatcherIndex } from "./matcher.ts";
 import { loadAllEnabledRules } from "../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "./rules.ts";
@@ -30,9 +31,10 @@ export type ArmMode = "shadow" | "live";
  */
 const SLACK_MS = 30_000;
 
-export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex {
+export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeModel }): RuleIndex {
   const log = deps.logger.child({ module: "alerts.rules" });
-  let index = createMatcherIndex();
+  const fees = deps.fees ?? DEFAULT_FEES;
+  let index = createMatcherIndex({ fees });
   // Armed rules are few (each needs its owner to confirm); a side map keeps the index unchanged.
   let armed = new Map<string, ArmMode>();
   let mark: Date | undefined;
@@ -76,7 +78,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger }): RuleIndex
       // The snapshot comes first: a change landing during the load is then seen by the next sync.
       const before = await ruleSnapshot(deps.prisma);
       // Room for every rule at once (the count includes paused ones): no copies while growing.
-      const fresh = createMatcherIndex({ capacity: before.count });
+      const fresh = createMatcherIndex({ capacity: before.count, fees });
       const freshArmed = new Map<string, ArmMode>();
       // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {

@@ -2,6 +2,7 @@
 import { UserFacingError, invalidOption } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
+import type { FeeModel } from "../market/fees.ts";
 import type { SearchListingsQuery } from "../market/requests.ts";
 import { CATEGORY, type Listing } from "../market/schemas.ts";
 import { safeUserText } from "../input/parse.ts";
@@ -37,6 +38,8 @@ export interface RuleDeps {
   logger: Logger;
   maxRulesPerUser: number;
   onChange?: ((change: RuleChange) => void) | undefined;
+  /** The seller fee profit filters count in a dry run (default: DEFAULT_FEES). */
+  fees?: FeeModel | undefined;
 }
 
 interface RuleRow {
@@ -271,7 +274,8 @@ export async function testRule(
     maxPages: TEST_PAGES,
   })) {
     examined += 1;
-    if (matchesListing(filters, listing)) matches.push(listing);
+    // min_sales_per_day is not checked here: a dry run reads no price history.
+    if (matchesListing(filters, listing, deps.fees)) matches.push(listing);
   }
   return { rule: toView(row, filters), examined, matches };
 }

@@ -13,6 +13,16 @@ const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     .pipe(z.number().int().min(min).max(max))
     .default(def);
 
+/** A decimal such as "2" or "2.5" within [min, max]. */
+const decimalFromEnv = (def: number, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, "must be a number such as 2 or 2.5")
+    .transform(Number)
+    .pipe(z.number().min(min).max(max))
+    .default(def);
+
 const optionalString = z
   .string()
   .trim()
@@ -98,6 +108,8 @@ export const EnvSchema = z.object({
   BID_POLL_INTERVAL_MS: intFromEnv(15000, 500),
   TRADE_POLL_INTERVAL_MS: intFromEnv(30000, 500),
   MAX_RULES_PER_USER: intFromEnv(50, 1, 10000),
+  /** The marketplace's seller fee, percent: every profit figure and profit filter is after it. */
+  SELLER_FEE_PERCENT: decimalFromEnv(2, 0, 100),
   SHARD_COUNT: z
     .string()
     .trim()

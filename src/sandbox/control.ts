@@ -26,7 +26,12 @@ import type { Stats } from "./stats.ts";
 
 const StickerPin = z.union([
   z.number().int().nonnegative(),
-  z.object({ stickerId: z.number().int().nonnegative(), slot: z.number().int().min(0).max(5).optional() }),
+  z.object({
+    stickerId: z.number().int().nonnegative(),
+    slot: z.number().int().min(0).max(5).optional(),
+    /** 0 = fresh, 1 = scraped off (drawn when absent). */
+    wear: z.number().min(0).max(1).optional(),
+  }),
 ]);
 const KeychainPin = z.union([
   z.number().int().nonnegative(),
@@ -49,6 +54,18 @@ export const ListingTemplate = z.object({
   reference_quantity: z.number().int().nonnegative().optional(),
   is_statcounter: z.boolean().optional(),
   is_souvenir: z.boolean().optional(),
+  /** Spec 2.3 item.fade: percentage, rank; its seed is the item's paint seed. */
+  fade: z
+    .object({
+      percentage: z.number().min(0).max(100),
+      rank: z.number().int().min(1).optional(),
+      type: z.string().optional(),
+    })
+    .optional(),
+  /** Spec 2.3 item.blue_gem, e.g. { playside_blue: 74.2, backside_blue: 40.1 }. */
+  blue_gem: z.record(z.string(), z.number().min(0).max(100)).optional(),
+  /** Spec 2.3 item.low_rank (1 = lowest float of its kind); drawn from the float when absent. */
+  low_rank: z.number().int().min(1).optional(),
   auction_duration_ms: z.number().int().positive().optional(),
   reserve_price: MoneyField.min(3).optional(),
   max_offer_discount: z.number().int().min(0).max(10_000).optional(),
@@ -165,6 +182,9 @@ export function createControl(
         souvenir: t.is_souvenir,
         stickers: t.stickers?.map((s, i) => (typeof s === "number" ? { stickerId: s, slot: i } : s)),
         keychains: t.keychains?.map((k) => (typeof k === "number" ? { stickerId: k } : k)),
+        fade: t.fade,
+        blueGem: t.blue_gem,
+        lowRank: t.low_rank,
       };
       const asset = makeAsset(store, seller, spec);
       const name = asset.item.marketHashName;

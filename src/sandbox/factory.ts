@@ -70,8 +70,13 @@ export interface ItemSpec {
   paintSeed?: number | undefined;
   statcounter?: boolean | undefined;
   souvenir?: boolean | undefined;
-  stickers?: readonly { stickerId: number; slot?: number | undefined }[] | undefined;
+  stickers?:
+    readonly { stickerId: number; slot?: number | undefined; wear?: number | undefined }[] | undefined;
   keychains?: readonly { stickerId: number; pattern?: number | undefined }[] | undefined;
+  /** Pinned special values (spec 2.3): item.fade, item.blue_gem and item.low_rank. */
+  fade?: { percentage: number; rank?: number | undefined; type?: string | undefined } | undefined;
+  blueGem?: Record<string, number> | undefined;
+  lowRank?: number | undefined;
   /** Draw random stickers/keychains when none are pinned (seeding). */
   decorate?: boolean;
 }
@@ -131,12 +136,13 @@ export function makeItem(store: Store, spec: ItemSpec, assetId: string): ItemRec
     (spec.decorate && rng.chance(0.3)
       ? Array.from({ length: rng.int(1, 4) }, (_, i) => ({ stickerId: rng.pick(STICKERS).id, slot: i }))
       : [])
-  ).map((s, i) => {
+  ).map((s: { stickerId: number; slot?: number | undefined; wear?: number | undefined }, i) => {
     const def = STICKERS.find((d) => d.id === s.stickerId);
+    const drawn = Math.round(rng.float(0, 0.6) * 100) / 100;
     return {
       stickerId: s.stickerId,
       slot: s.slot ?? i,
-      wear: Math.round(rng.float(0, 0.6) * 100) / 100,
+      wear: s.wear ?? drawn,
       name: def?.name ?? `Sticker | Sample ${s.stickerId}`,
       price: def?.price ?? 10,
       offsetX: Math.round(rng.float(-0.5, 0.5) * 1000) / 1000,
@@ -177,8 +183,19 @@ export function makeItem(store: Store, spec: ItemSpec, assetId: string): ItemRec
     inspectLink: `platform://inspect/A${assetId}D${dParam}`,
     dParam,
     gsSig: rng.hex(32),
-    lowRank: floatValue < 0.01 ? 1 + Math.floor(floatValue * 10_000) : undefined,
+    lowRank: spec.lowRank ?? (floatValue < 0.01 ? 1 + Math.floor(floatValue * 10_000) : undefined),
     highRank: floatValue > 0.97 ? 1 + Math.floor((1 - floatValue) * 10_000) : undefined,
+    ...(spec.fade === undefined
+      ? {}
+      : {
+          fade: {
+            percentage: spec.fade.percentage,
+            rank: spec.fade.rank,
+            seed: spec.paintSeed ?? 0,
+            type: spec.fade.type ?? "Fade",
+          },
+        }),
+    ...(spec.blueGem === undefined ? {} : { blueGem: { ...spec.blueGem } }),
   };
 }
 

@@ -133,6 +133,8 @@ export interface ItemJson {
   low_rank?: number;
   high_rank?: number;
   reference?: ReferenceJson;
+  fade?: { percentage: number; rank?: number; seed: number; type: string };
+  blue_gem?: Record<string, number>;
 }
 
 export interface TradeJson {
@@ -347,6 +349,11 @@ export function itemJson(store: Store, l: ListingRec): ItemJson {
   }
   if (it.lowRank !== undefined) item.low_rank = it.lowRank;
   if (it.highRank !== undefined) item.high_rank = it.highRank;
+  if (it.fade !== undefined) {
+    const { rank, ...fade } = it.fade;
+    item.fade = rank === undefined ? fade : { ...fade, rank };
+  }
+  if (it.blueGem !== undefined) item.blue_gem = { ...it.blueGem };
   if (ref) item.reference = ref;
   return item;
 }

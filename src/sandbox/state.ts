@@ -85,6 +85,10 @@ export interface ItemRec {
   gsSig: string;
   lowRank: number | undefined;
   highRank: number | undefined;
+  /** Spec 2.3 `fade` (percentage, rank, seed, type); only fade finishes have one. */
+  fade?: { percentage: number; rank?: number | undefined; seed: number; type: string } | undefined;
+  /** Spec 2.3 `blue_gem` percentages (playside_blue, backside_blue, ...). */
+  blueGem?: Record<string, number> | undefined;
 }
 
 export interface AssetRec {

@@ -29,7 +29,8 @@ import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
 import { dedupeKey } from "../alerts/content.ts";
 import type { AutoBuyAlert } from "../alerts/payload.ts";
 import { writeAlerts, type Db } from "../alerts/store.ts";
-import { dealValueOf } from "./value.ts";
+import { dealOf } from "../alerts/deal.ts";
+import { referencePriceOf } from "../alerts/ruleFilters.ts";
 
 export interface ArmedHit {
   listing: Listing;
@@ -112,7 +113,14 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
 
   async function one(hit: ArmedHit, readAt: number): Promise<{ taken: boolean; work?: () => Promise<void> }> {
     const { listing, ruleId, mode } = hit;
-    const value = dealValueOf(listing, fees);
+    const deal = dealOf(listing, fees, referencePriceOf);
+    const ref = referencePriceOf(listing);
+    const value = {
+      referenceCents: ref === undefined ? undefined : Math.round(ref),
+      exitPriceCents: deal.exitBuyOrderCents,
+      netResaleCents: deal.netResaleCents,
+      exitNetCents: deal.exitCents,
+    };
     // The claim and the owner's row are read side by side: two round trips become one wait.
     const [claim, found] = await Promise.all([
       claimMatch(deps.prisma, {

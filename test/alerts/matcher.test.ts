@@ -20,6 +20,8 @@ const NAMES = [
   "Onyx Pistol | Neon Bloom (Scarred)",
 ];
 const FLOATS = [0, 0.01, 0.07, 0.15, 0.38, 0.5, 1];
+const FADES = [80, 90, 95, 97, 98.5, 100];
+const BLUES = [0, 20, 40.1, 74.2, 90];
 
 interface Gen {
   rnd: () => number;
@@ -72,6 +74,21 @@ function randomFilters(g: Gen): RuleFilters {
     f["stickers"] = [...stickers.values()];
   }
   if (g.chance(0.1)) f["keychains"] = [...new Set([g.int(1, 3), g.int(1, 3)])];
+  // Deal filters: bounds on the values randomListing draws from the same small domains, so
+  // equal values (a net of exactly the minimum, a fade of exactly 97%) occur.
+  if (g.chance(0.06)) f["min_profit"] = g.pick([0, 100, 200, 500]);
+  if (g.chance(0.06)) f["min_profit_pct"] = g.pick([0, 5, 10, 50]);
+  if (g.chance(0.06)) f["min_exit_profit"] = g.pick([0, 50, 100]);
+  if (g.chance(0.06)) {
+    const [a, b] = [g.pick(FADES), g.pick(FADES)].sort((x, y) => x - y);
+    if (g.chance(0.7)) f["min_fade"] = a;
+    if (g.chance(0.5)) f["max_fade"] = b;
+  }
+  if (g.chance(0.05)) f["min_playside_blue"] = g.pick(BLUES);
+  if (g.chance(0.05)) f["min_backside_blue"] = g.pick(BLUES);
+  if (g.chance(0.05)) f["max_float_rank"] = g.int(1, 6);
+  if (g.chance(0.05)) f["min_sticker_value"] = g.pick([0, 50, 100, 300]);
+  if (g.chance(0.05)) f["min_sticker_pct"] = g.pick([0, 10, 25, 50]);
   if (
     ![
       "item",
@@ -98,6 +115,7 @@ function randomListing(g: Gen, n: number): Listing {
     predicted_price: opt(0.7, () => g.int(10, 100) * 10),
     base_price: opt(0.7, () => g.int(10, 100) * 10),
     quantity: opt(0.7, () => g.int(0, 50)),
+    buy_order: opt(0.4, () => ({ max_price: opt(0.9, () => g.int(10, 100) * 10), quantity: g.int(1, 5) })),
   });
   const raw: RawListing = {
     id: String(1_000_000 + n),
@@ -116,8 +134,19 @@ function randomListing(g: Gen, n: number): Listing {
         Array.from({ length: g.int(0, 4) }, (_, i) => ({
           stickerId: g.int(1, 5),
           slot: g.chance(0.9) ? i : null,
+          wear: opt(0.7, () => g.pick([0, 0.1, 0.5, 1])),
+          reference: opt(0.8, () => ({ price: opt(0.9, () => g.pick([20, 50, 100, 250])) })),
         })),
       ),
+      fade: opt(0.3, () => ({
+        percentage: opt(0.9, () => g.pick(FADES)),
+        rank: opt(0.5, () => g.int(1, 9)),
+      })),
+      blue_gem: opt(0.3, () => ({
+        playside_blue: opt(0.8, () => g.pick(BLUES)),
+        backside_blue: opt(0.8, () => g.pick(BLUES)),
+      })),
+      low_rank: opt(0.3, () => g.int(1, 9)),
       keychains: opt(0.3, () => [{ stickerId: g.int(1, 3) }]),
       reference: opt(0.5, reference),
     },
@@ -175,11 +204,21 @@ describe("matcher index equals a linear scan", () => {
         "def_index",
         "item",
         "keychains",
+        "max_fade",
         "max_float",
+        "max_float_rank",
         "max_price",
+        "min_backside_blue",
         "min_discount",
+        "min_exit_profit",
+        "min_fade",
         "min_float",
+        "min_playside_blue",
+        "min_profit",
+        "min_profit_pct",
         "min_ref_qty",
+        "min_sticker_pct",
+        "min_sticker_value",
         "paint_index",
         "paint_seeds",
         "stickers",

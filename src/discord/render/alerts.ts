@@ -7,6 +7,7 @@ import {
   type APIComponentInMessageActionRow,
   type APIEmbed,
 } from "discord.js";
+import { dealFields } from "./dealFields.ts";
 import type {
   AlertContent,
   AuctionEndedAlert,
@@ -87,6 +88,7 @@ function listingEmbed(a: ListingAlert): APIEmbed {
   if (a.floatValue !== undefined)
     fields.push({ name: "Float", value: a.floatValue.toFixed(6), inline: true });
   if (a.paintSeed !== undefined) fields.push({ name: "Seed", value: String(a.paintSeed), inline: true });
+  fields.push(...dealFields(a));
   if (a.stickers.length > 0) {
     fields.push({
       name: "Stickers",

@@ -1,0 +1,151 @@
+// /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/alerts/tiers.ts, render.
+import { ApplicationCommandOptionType } from "discord.js";
+import { MAX_TIER_NAME } from "../../src/alerts/dealFilters.ts";
+import {
+  listTiers,
+  MAX_TIER_SEEDS,
+  MAX_TIERS_PER_USER,
+  removeTier,
+  saveTier,
+  tierNames,
+} from "../../src/alerts/tiers.ts";
+import type { TierDeps } from "../../src/alerts/tiers.ts";
+import type { AutocompleteContext, Choice, CommandContext, LeafOptions } from "../../src/discord/command.ts";
+import type { BotDeps } from "../../src/discord/deps.ts";
+import { embed, notice } from "../../src/discord/render/embeds.ts";
+import { truncate } from "../../src/discord/render/format.ts";
+import { safeUserText } from "../../src/input/parse.ts";
+
+const TIER_NAME = {
+  name: "name",
+  description: "The tier's name",
+  type: ApplicationCommandOptionType.String,
+  required: true,
+  autocomplete: true,
+  max_length: MAX_TIER_NAME,
+} as const;
+
+export const TIER_GROUP = {
+  name: "tier",
+  description: "Named seed tiers for /watch add tier:<name>",
+  type: ApplicationCommandOptionType.SubcommandGroup,
+  options: [
+    {
+      name: "add",
+      description: "Save a seed tier; an existing name gets the new seeds (and so do its rules)",
+      type: ApplicationCommandOptionType.Subcommand,
+      options: [
+        { ...TIER_NAME, autocomplete: false, description: 'A name for the tier, e.g. "tier 1 blue"' },
+        {
+          name: "seeds",
+          description: `Pattern seeds, e.g. 661, 670, 955 (at most ${MAX_TIER_SEEDS})`,
+          type: ApplicationCommandOptionType.String,
+          required: true,
+          max_length: 1000,
+        },
+      ],
+    },
+    { name: "list", description: "Show your seed tiers", type: ApplicationCommandOptionType.Subcommand },
+    {
+      name: "remove",
+      description: "Delete a seed tier no rule uses",
+      type: ApplicationCommandOptionType.Subcommand,
+      options: [TIER_NAME],
+    },
+  ],
+} as const;
+
+type Definition = {
+  readonly name: "watch";
+  readonly description: string;
+  readonly options: readonly [typeof TIER_GROUP];
+};
+type Ctx<P extends "tier add" | "tier list" | "tier remove"> = CommandContext<LeafOptions<Definition, P>>;
+
+/** Tier names for the `tier` option of /watch add and the `name` option of /watch tier remove. */
+export async function tierChoices(ctx: AutocompleteContext): Promise<readonly Choice[]> {
+  const names = await tierNames(tierDeps(ctx.deps), { discordId: ctx.user.id, prefix: ctx.focused.value });
+  return names.map((n) => ({ name: n, value: n }));
+}
+
+/** Whether an autocomplete request is for a tier name. */
+export const isTierAutocomplete = (ctx: AutocompleteContext) =>
+  ctx.focused.name === "tier" || (ctx.path === "tier remove" && ctx.focused.name === "name");
+
+const SEEDS_SHOWN = 30;
+
+function seedList(seeds: readonly number[]): string {
+  const more = seeds.length - SEEDS_SHOWN;
+  return `${seeds.slice(0, SEEDS_SHOWN).join(", ")}${more > 0 ? ` +${more} more` : ""}`;
+}
+
+const quoted = (name: string, max = MAX_TIER_NAME) => `**${safeUserText(name, max)}**`;
+
+/** The rules' index follows tier changes through the rules' updated_at, like every rule edit. */
+export const TIER_SUBCOMMANDS = {
+  "tier add": {
+    defer: "ephemeral",
+    async run(ctx: Ctx<"tier add">) {
+      const tier = await saveTier(tierDeps(ctx.deps), {
+        discordId: ctx.user.id,
+        name: ctx.options.string("name"),
+        seeds: ctx.options.string("seeds"),
+      });
+      const rules =
+        tier.usedBy.length === 0
+          ? ""
+          : `\n\nRules following it now watch these seeds: ${tier.usedBy.map((n) => quoted(n, 50)).join(", ")}.`;
+      return {
+        ephemeral: true,
+        embeds: [
+          embed({
+            tone: "success",
+            title: truncate(`${tier.created ? "Seed tier saved" : "Seed tier replaced"}: ${tier.name}`, 256),
+            description: `${tier.seeds.length} seed${tier.seeds.length === 1 ? "" : "s"}: ${seedList(tier.seeds)}${rules}\n\nUse it with \`/watch add tier:${truncate(tier.name, MAX_TIER_NAME)}\`.`,
+          }),
+        ],
+      };
+    },
+  },
+  "tier list": {
+    defer: "ephemeral",
+    async run(ctx: Ctx<"tier list">) {
+      const tiers = await listTiers(tierDeps(ctx.deps), { discordId: ctx.user.id });
+      if (tiers.length === 0) {
+        return {
+          ephemeral: true,
+          embeds: [notice("info", "You have no seed tiers yet. Add one with `/watch tier add`.")],
+        };
+      }
+      const lines = tiers.map((t) => {
+        const used =
+          t.usedBy.length === 0 ? "" : `\nused by ${t.usedBy.map((n) => quoted(n, 50)).join(", ")}`;
+        return `${quoted(t.name)} (${t.seeds.length}): ${seedList(t.seeds)}${used}`;
+      });
+      return {
+        ephemeral: true,
+        embeds: [
+          embed({
+            tone: "info",
+            title: `Your seed tiers (${tiers.length}/${MAX_TIERS_PER_USER})`,
+            description: truncate(lines.join("\n\n"), 4000),
+          }),
+        ],
+      };
+    },
+  },
+  "tier remove": {
+    defer: "ephemeral",
+    async run(ctx: Ctx<"tier remove">) {
+      const tier = await removeTier(tierDeps(ctx.deps), {
+        discordId: ctx.user.id,
+        name: ctx.options.string("name"),
+      });
+      return { ephemeral: true, embeds: [notice("success", `Removed the seed tier ${quoted(tier.name)}.`)] };
+    },
+  },
+} as const;
+
+function tierDeps(deps: BotDeps): TierDeps {
+  return { prisma: deps.prisma, logger: deps.logger };
+}
