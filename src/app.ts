@@ -23,6 +23,7 @@ import { createRouter, type Router, type RouterMetrics } from "./discord/router.
 import { isGatewayUp, startOpsServer, type HttpServer } from "./http/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
+import { createScheduler, type Scheduler } from "./market/scheduler.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import type { Sandbox } from "./sandbox/index.ts";
 import { withTimeout } from "./util/timeout.ts";
@@ -46,6 +47,8 @@ export interface AppContext {
   readonly fates: FateRecorder;
   /** The app's Prometheus registry and the hooks that feed it. */
   readonly metrics: Metrics;
+  /** The address's request budget, shared by every key and priority. */
+  readonly scheduler: Scheduler;
 }
 
 export type ServiceFactory = (ctx: AppContext) => BackgroundService;
@@ -84,6 +87,8 @@ export interface App {
   readonly market: MarketClient;
   /** What became of alerted listings, written to their alert rows in batches. */
   readonly fates: FateRecorder;
+  /** The address's request budget (what was sent, what waits, by priority). */
+  readonly scheduler: Scheduler;
   readonly vault: KeyVault;
   /** The in-process sandbox marketplace, when one runs. */
   readonly sandbox: Sandbox | undefined;
@@ -156,9 +161,11 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
     // sold: the missed-deal report costs no extra request.
     const fates = createFateRecorder({ prisma: database.prisma, logger, now });
     closers.push({ name: "listing fates", close: () => fates.close() });
+    const scheduler = createScheduler({ budget: config.MARKET_ADDRESS_BUDGET });
     const market = createMarketClient({
       baseUrl: marketBaseUrl,
       logger,
+      scheduler,
       metrics: fanOutMarketMetrics(metrics, overrides.marketMetrics),
       onListingRead: (listing) => fates.observeListing(listing),
     });
@@ -205,7 +212,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       logger,
     });
 
-    const context: AppContext = { config, logger, client: ready, deps, database, market, fates, metrics };
+    const context: AppContext = { config, logger, client: ready, deps, database, market, fates, metrics, scheduler };
     const services: BackgroundService[] = [];
     const defaults = overrides.defaultServices === false ? [] : DEFAULT_SERVICES;
     for (const factory of [...defaults, ...(overrides.services ?? [])]) {
@@ -230,6 +237,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       database,
       market,
       fates,
+      scheduler,
       vault,
       sandbox,
       commandsRegistered,

@@ -1,6 +1,7 @@
 // What the per-user pollers share: the linked users they may poll, their keys, and what a revoked key does.
 import type { Logger } from "../log.ts";
 import type { MarketApi, MarketClient } from "../market/client.ts";
+import type { Priority } from "../market/scheduler.ts";
 import { markRevoked, markRevokedNotified } from "../db/repos/users.ts";
 import { dedupeKey } from "./content.ts";
 import { writeAlerts, type Db } from "./store.ts";
@@ -24,10 +25,14 @@ export interface AccountDeps {
 }
 
 /** The user's market API, or undefined (logged) when the stored key cannot be opened. */
-export function apiFor(deps: AccountDeps, user: PollUser): MarketApi | undefined {
+export function apiFor(
+  deps: AccountDeps,
+  user: PollUser,
+  priority: Priority = "background",
+): MarketApi | undefined {
   if (user.encryptedKey === null) return undefined;
   try {
-    return deps.market.forKey(deps.openKey(user.encryptedKey, user.id));
+    return deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority });
   } catch (err) {
     deps.logger.warn({ userId: user.id, err }, "stored API key cannot be opened; user skipped");
     return undefined;

@@ -157,7 +157,7 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
         // keyless reads are often refused); rotating by listing spreads the load over keys.
         const users = [...new Map(bids.map((b) => [b.userId, b.user])).values()];
         const user = users[Number(BigInt(listingId) % BigInt(users.length))] as PollUser;
-        const api = apiFor(deps, user);
+        const api = apiFor(deps, user, "deadline");
         if (api === undefined) return;
         result.listings += 1;
         let listing: Listing;

@@ -3,6 +3,7 @@ import cron, { type ScheduledTask } from "node-cron";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
+import type { Scheduler } from "../market/scheduler.ts";
 import { DEFAULT_FEES, feeModel, percentToBps, type FeeModel } from "../market/fees.ts";
 import type { KeyOpener } from "./accounts.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
@@ -77,6 +78,8 @@ export interface AlertEngineDeps {
   fates?: FateRecorder;
   /** Fee model of the weekly report's net figures (default DEFAULT_FEES). */
   fees?: FeeModel;
+  /** The address's request budget: background polls size themselves to what it leaves. */
+  scheduler?: Scheduler;
   /** Pause between reconciler passes (default one minute). */
   reconcileIntervalMs?: number;
   metrics?: AlertMetrics;
@@ -209,7 +212,11 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     onAlertQueued: () => deliveryLoop.kick(),
   });
   const bids = createBidPoller(accountDeps);
-  const trades = createTradePoller(accountDeps);
+  const trades = createTradePoller({
+    ...accountDeps,
+    intervalMs: deps.config.TRADE_POLL_INTERVAL_MS,
+    backgroundRate: () => deps.scheduler?.rateFor("background") ?? Infinity,
+  });
   const reconciler = createReconciler(accountDeps);
 
   async function ensureRules(): Promise<void> {

@@ -160,7 +160,7 @@ export interface FeedReadMeta {
 
 export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const log = opts.logger.child({ module: "alerts.feed" });
-  const api = opts.market.forKey(opts.apiKey);
+  const api = opts.market.forKey(opts.apiKey, { priority: "feed" });
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? Math.max(100, Math.floor(opts.intervalMs / 4));
   const maxIntervalMs = opts.maxIntervalMs ?? Math.max(60_000, opts.intervalMs * 10);

@@ -264,7 +264,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       const byId = new Map(users.map((u) => [u.id, u]));
       for (const c of due) {
         const user = byId.get(c.userId);
-        const api = user === undefined ? undefined : apiFor(deps, user);
+        const api = user === undefined ? undefined : apiFor(deps, user, "money");
         if (user === undefined || api === undefined) continue;
         result.checked += 1;
         try {

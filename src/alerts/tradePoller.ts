@@ -7,6 +7,7 @@ import { dedupeKey, tradeAlertOf, tradeDeadline } from "./content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/repos/buyOrders.ts";
 import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { listOpenTrades } from "../db/repos/trades.ts";
+import { createPollPlanner, pollNeeds, type PlannedPoll } from "./pollPlan.ts";
 import {
   closeTrackedTrade,
   linkedUsersForPolling,
@@ -25,6 +26,13 @@ export interface TradePollerOptions extends AccountDeps {
   /** Closed trades re-read per user and cycle, at most (the rest wait for the next cycle). */
   maxTradeReads?: number;
   now?: () => Date;
+  /** The cycle (TRADE_POLL_INTERVAL_MS): how often a user with an open trade is read. */
+  intervalMs?: number;
+  /**
+   * Requests per second the address budget leaves background polls (src/market/scheduler.ts).
+   * Infinity (no budget known): every user every cycle. Otherwise by need, stretched to fit.
+   */
+  backgroundRate?: () => number;
 }
 
 export interface TradeCycleResult {
@@ -236,13 +244,31 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     return queued;
   }
 
+  const backgroundRate = opts.backgroundRate ?? (() => Infinity);
+  const planner = createPollPlanner({
+    intervalMs: opts.intervalMs ?? 30_000,
+    backgroundRate,
+    now: () => now().getTime(),
+  });
+
+  /** Everyone, while no address budget is known; by need within it once one is. */
+  async function whoToPoll(): Promise<PlannedPoll<User>[]> {
+    const users = await linkedUsersForPolling(opts.prisma);
+    const need = await pollNeeds(opts.prisma, now());
+    if (!Number.isFinite(backgroundRate())) {
+      return users.map((user) => ({ user, priority: need.urgent.has(user.id) ? "deadline" : "background" }));
+    }
+    return planner.plan(users, need);
+  }
+
   return {
     async runOnce() {
       const result: TradeCycleResult = { users: 0, alerts: 0, revoked: 0, failed: 0 };
-      const users = await linkedUsersForPolling(opts.prisma);
-      await forEachLimited(users, opts.concurrency ?? 4, async (user) => {
-        const api = apiFor(deps, user);
+      const planned = await whoToPoll();
+      await forEachLimited(planned, opts.concurrency ?? 4, async ({ user, priority }) => {
+        const api = apiFor(deps, user, priority);
         if (api === undefined) return;
+        planner.polled(user.id);
         result.users += 1;
         try {
           // Awaited first, added after: `x += await y` reads x before the await, and users are

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { z } from "zod";
+import { parseAddressBudget } from "../market/scheduler.ts";
 
 const intFromEnv = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z
@@ -64,6 +65,22 @@ export const EnvSchema = z.object({
   DISCORD_API_URL: optionalUrl,
   MARKET_BASE_URL: optionalUrl,
   MARKET_API_KEY: optionalString,
+  /**
+   * Requests per window this address may send the marketplace, all keys together ("600/5m");
+   * "off" (default): learned from 429s that hit several keys at once.
+   */
+  MARKET_ADDRESS_BUDGET: z
+    .string()
+    .trim()
+    .default("off")
+    .transform((v, ctx) => {
+      try {
+        return parseAddressBudget(v);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   DATABASE_URL: z
     .string()
     .trim()

@@ -81,6 +81,7 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     databaseUrl: ctx.database.url,
     market: ctx.market,
     fates: ctx.fates,
+    scheduler: ctx.scheduler,
     sender: createDiscordAlertSender(ctx.client, ctx.logger),
     openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
     logger: ctx.logger,

@@ -10,6 +10,7 @@ import type { MarketErrorKind } from "./errors.ts";
 import { LruCache } from "./lruCache.ts";
 import * as paging from "./pagination.ts";
 import type { PageOptions } from "./pagination.ts";
+import type { Priority, Scheduler } from "./scheduler.ts";
 import { RateLimiter, keyFingerprint, readRateLimitHeaders } from "./rateLimit.ts";
 import type { RateLimitState } from "./rateLimit.ts";
 import * as req from "./requests.ts";
@@ -109,11 +110,20 @@ export interface MarketClientOptions {
    * learns that alerted listings sold without polling them. Must not block; errors are logged.
    */
   onListingRead?: (listing: Listing) => void;
+  /**
+   * The address's budget, shared by every key and priority (src/market/scheduler.ts); without
+   * one, requests are paced per key only.
+   */
+  scheduler?: Scheduler;
 }
 
 export interface MarketClient {
-  /** Binds one user's API key (or none) for the calls made through the returned API. */
-  forKey(key: string | undefined): MarketApi;
+  /**
+   * Binds one user's API key (or none) for the calls made through the returned API, at a
+   * priority for the address's budget: `command` (default: a user is waiting), `money`,
+   * `deadline`, `feed`, `background` or `backfill`.
+   */
+  forKey(key: string | undefined, opts?: { priority?: Priority }): MarketApi;
   /** The budget last reported for this key and endpoint; undefined until an answer carried one. */
   rateLimitState(key: string | undefined, endpoint: Endpoint): RateLimitState | undefined;
   close(): Promise<void>;
@@ -337,6 +347,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
   async function run(
     key: string | undefined,
     fingerprint: string,
+    priority: Priority,
     route: RouteName,
     path: string,
     opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
@@ -364,6 +375,15 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
 
     for (let attempt = 1; ; attempt += 1) {
       const permit = await limiter.acquire(fingerprint, endpoint);
+      // The key's budget is reserved; now the address's, in priority order.
+      if (options.scheduler) {
+        try {
+          await options.scheduler.admit(priority);
+        } catch (error) {
+          permit.release();
+          throw error;
+        }
+      }
       const t0 = performance.now();
       let res: RawResponse;
       try {
@@ -388,7 +408,9 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         });
       }
       const durationMs = performance.now() - t0;
-      permit.release(readRateLimitHeaders(res.headers, res.status, Date.now()));
+      const observed = readRateLimitHeaders(res.headers, res.status, Date.now());
+      permit.release(observed);
+      if (res.status === 429) options.scheduler?.refused(fingerprint, observed.retryAfterMs);
       report({ endpoint, status: res.status, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
       log.debug({ endpoint, status: res.status, durationMs: Math.round(durationMs), attempt }, "market call");
 
@@ -418,16 +440,17 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     return performance.now() - started + delay > retry.maxTotalMs ? undefined : delay;
   }
 
-  function forKey(rawKey: string | undefined): MarketApi {
+  function forKey(rawKey: string | undefined, bound: { priority?: Priority } = {}): MarketApi {
     const key = rawKey === undefined || rawKey === "" ? undefined : rawKey;
     const fingerprint = keyFingerprint(key);
+    const priority = bound.priority ?? "command";
 
     async function call<R extends RouteName>(
       route: R,
       params: PathParams<R>,
       opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
     ): Promise<RawResponse> {
-      return run(key, fingerprint, route, buildPath(route, params), opts);
+      return run(key, fingerprint, priority, route, buildPath(route, params), opts);
     }
 
     async function json<R extends RouteName, S extends z.ZodType>(

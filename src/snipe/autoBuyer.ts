@@ -253,7 +253,7 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
     }
     let api;
     try {
-      api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id));
+      api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority: "money" });
     } catch {
       await keyRefused("your stored key could not be opened; link it again with /account link");
       return;

@@ -1,0 +1,251 @@
+// The one gate every marketplace request passes on its way out of this address: a sliding-window
+// budget for the address (configured, or learned from 429s that hit several keys at once) shared
+// by priority. A user waiting on a command goes first, then money actions, trade deadlines, the
+// shared feed, per-user background polls and backfill; lower priorities may not use the headroom
+// kept for higher ones, so background work stretches to what is left and never delays the rest.
+// Per-key budgets stay with RateLimiter (rateLimit.ts), which reads them from each answer.
+// Why no library: docs/decisions/015-request-scheduler.md.
+
+export const PRIORITIES = ["command", "money", "deadline", "feed", "background", "backfill"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+const RANK: Record<Priority, number> = {
+  command: 0,
+  money: 1,
+  deadline: 2,
+  feed: 3,
+  background: 4,
+  backfill: 5,
+};
+
+/**
+ * Share of the window each priority may fill, counting everything already sent: background polls
+ * stop at 60% so that 40% stays free for the feed, commands and money; the feed stops at 90%.
+ */
+const CEILING: Record<Priority, number> = {
+  command: 1,
+  money: 1,
+  deadline: 1,
+  feed: 0.9,
+  background: 0.6,
+  backfill: 0.4,
+};
+
+export interface AddressBudget {
+  /** Requests per window from this address, all keys together. */
+  limit: number;
+  windowMs: number;
+}
+
+export interface SchedulerStats {
+  budget: AddressBudget | undefined;
+  /** Where the budget came from. */
+  source: "configured" | "learned" | "none";
+  sentInWindow: number;
+  waiting: Record<Priority, number>;
+  /** Sent per priority since start. */
+  sent: Record<Priority, number>;
+  /** 429s that looked address-wide (several keys refused together). */
+  addressRefusals: number;
+  heldUntil: number | undefined;
+}
+
+export interface Scheduler {
+  /** Resolves when a request of this priority may leave; counts it as sent from then. */
+  admit(priority: Priority): Promise<void>;
+  /** A 429 for this key (hashed): several keys refused together teach the address budget. */
+  refused(fingerprint: string, retryAfterMs: number | undefined): void;
+  /**
+   * Requests per second this priority can count on now (Infinity while no budget is known):
+   * background pollers size their cycles with it.
+   */
+  rateFor(priority: Priority): number;
+  stats(): SchedulerStats;
+}
+
+export interface SchedulerOptions {
+  /** Configured budget (MARKET_ADDRESS_BUDGET); without one, the budget is learned from 429s. */
+  budget?: AddressBudget | undefined;
+  /** Window assumed for a learned budget (the live one is "a few minutes"). Default 5 minutes. */
+  learnedWindowMs?: number;
+  /** 429s from different keys within this long count as one address-wide refusal. Default 2 s. */
+  coincidenceMs?: number;
+  now?: () => number;
+}
+
+interface Waiter {
+  priority: Priority;
+  seq: number;
+  resolve: () => void;
+}
+
+export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
+  const now = opts.now ?? Date.now;
+  const learnedWindowMs = opts.learnedWindowMs ?? 5 * 60_000;
+  const coincidenceMs = opts.coincidenceMs ?? 2000;
+  let budget = opts.budget;
+  let source: SchedulerStats["source"] = budget ? "configured" : "none";
+  /** Send times within the longest window we may need, oldest first. */
+  const sentAt: number[] = [];
+  let head = 0;
+  const waiting: Waiter[] = [];
+  let seq = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let heldUntil = 0;
+  let addressRefusals = 0;
+  const recent429 = new Map<string, number>();
+  const sent = Object.fromEntries(PRIORITIES.map((p) => [p, 0])) as Record<Priority, number>;
+
+  function prune(t: number): void {
+    const keep = Math.max(budget?.windowMs ?? 0, learnedWindowMs);
+    while (head < sentAt.length && (sentAt[head] as number) <= t - keep) head += 1;
+    if (head > 1024 && head * 2 > sentAt.length) {
+      sentAt.splice(0, head);
+      head = 0;
+    }
+  }
+
+  function inWindow(t: number): number {
+    if (budget === undefined) return 0;
+    const from = t - budget.windowMs;
+    // Binary search: the first send inside the window.
+    let lo = head;
+    let hi = sentAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((sentAt[mid] as number) <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    return sentAt.length - lo;
+  }
+
+  function allowed(priority: Priority, t: number): boolean {
+    if (t < heldUntil) return false;
+    if (budget === undefined) return true;
+    return inWindow(t) < Math.floor(budget.limit * CEILING[priority]);
+  }
+
+  /** When the next send leaves the window (when a waiter may be admitted at the earliest). */
+  function nextChange(t: number): number {
+    let at = heldUntil > t ? heldUntil : Infinity;
+    if (budget !== undefined) {
+      const from = t - budget.windowMs;
+      for (let i = head; i < sentAt.length; i++) {
+        const s = sentAt[i] as number;
+        if (s > from) {
+          at = Math.min(at, s + budget.windowMs + 1);
+          break;
+        }
+      }
+    }
+    return at;
+  }
+
+  function record(priority: Priority, t: number): void {
+    sentAt.push(t);
+    sent[priority] += 1;
+  }
+
+  function pump(): void {
+    const t = now();
+    prune(t);
+    // Highest priority first, then arrival order; a waiter that may not go does not block a
+    // higher-ranked one behind it, but lower ranks never overtake a blocked higher rank.
+    waiting.sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
+    let blockedRank = Infinity;
+    for (let i = 0; i < waiting.length;) {
+      const w = waiting[i] as Waiter;
+      if (RANK[w.priority] > blockedRank || !allowed(w.priority, t)) {
+        blockedRank = Math.min(blockedRank, RANK[w.priority]);
+        i += 1;
+        continue;
+      }
+      waiting.splice(i, 1);
+      record(w.priority, t);
+      w.resolve();
+    }
+    schedule(t);
+  }
+
+  function schedule(t: number): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (waiting.length === 0) return;
+    const at = nextChange(t);
+    if (!Number.isFinite(at)) return;
+    timer = setTimeout(pump, Math.max(1, at - t));
+    timer.unref?.();
+  }
+
+  return {
+    admit(priority) {
+      const t = now();
+      prune(t);
+      const ahead = waiting.some((w) => RANK[w.priority] <= RANK[priority]);
+      if (!ahead && allowed(priority, t)) {
+        record(priority, t);
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => {
+        waiting.push({ priority, seq: seq++, resolve });
+        pump();
+      });
+    },
+    refused(fingerprint, retryAfterMs) {
+      const t = now();
+      recent429.set(fingerprint, t);
+      for (const [k, at] of recent429) if (at < t - coincidenceMs) recent429.delete(k);
+      if (recent429.size < 2) return;
+      // Several keys refused together: the address is over its budget, whatever each key has
+      // left. Learn a budget just under what went out in the assumed window, and hold
+      // everything until the refusal's Retry-After (then commands first).
+      addressRefusals += 1;
+      recent429.clear();
+      heldUntil = Math.max(heldUntil, t + (retryAfterMs ?? 1000));
+      if (source !== "configured") {
+        prune(t);
+        const windowMs = budget?.windowMs ?? learnedWindowMs;
+        const from = t - windowMs;
+        let n = 0;
+        for (let i = head; i < sentAt.length; i++) if ((sentAt[i] as number) > from) n += 1;
+        const limit = Math.max(1, Math.floor(n * 0.9));
+        budget = { limit: budget === undefined ? limit : Math.min(budget.limit, limit), windowMs };
+        source = "learned";
+      }
+      schedule(t);
+    },
+    rateFor(priority) {
+      if (budget === undefined) return Infinity;
+      return (budget.limit * CEILING[priority]) / (budget.windowMs / 1000);
+    },
+    stats() {
+      const t = now();
+      prune(t);
+      const w = Object.fromEntries(PRIORITIES.map((p) => [p, 0])) as Record<Priority, number>;
+      for (const x of waiting) w[x.priority] += 1;
+      return {
+        budget,
+        source,
+        sentInWindow: inWindow(t),
+        waiting: w,
+        sent: { ...sent },
+        addressRefusals,
+        heldUntil: heldUntil > t ? heldUntil : undefined,
+      };
+    },
+  };
+}
+
+/** "600/5m", "600/300s", "20/60000ms", or "off": the address budget of MARKET_ADDRESS_BUDGET. */
+export function parseAddressBudget(text: string): AddressBudget | undefined {
+  const t = text.trim().toLowerCase();
+  if (t === "" || t === "off" || t === "none") return undefined;
+  const m = /^(\d+)\s*\/\s*(\d+)\s*(ms|s|m|min)?$/.exec(t);
+  if (!m) throw new Error('must look like "600/5m" (requests per window: ms, s or m), or "off"');
+  const limit = Number(m[1]);
+  const n = Number(m[2]);
+  const unit = m[3] ?? "s";
+  const windowMs = unit === "ms" ? n : unit === "s" ? n * 1000 : n * 60_000;
+  if (limit < 1 || windowMs < 1000) throw new Error("needs at least 1 request and a window of 1 s or more");
+  return { limit, windowMs };
+}

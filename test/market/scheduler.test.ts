@@ -1,0 +1,104 @@
+// The address scheduler: a sliding-window budget shared by priority, learned from 429s that hit
+// several keys together, with headroom kept for the feed and for people waiting on a command.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  createScheduler,
+  parseAddressBudget,
+  type Priority,
+  type Scheduler,
+} from "../../src/market/scheduler.ts";
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Asks for `n` admissions of `priority`; returns the order in which they were admitted. */
+function ask(s: Scheduler, priority: Priority, n: number, log: string[]): void {
+  for (let i = 0; i < n; i++) void s.admit(priority).then(() => log.push(priority));
+}
+
+describe("address scheduler", () => {
+  it("GIVEN a budget of 10 a second WHEN background polls ask for 10 THEN only 6 go now, AND a command still goes at once", async () => {
+    const s = createScheduler({ budget: { limit: 10, windowMs: 1000 } });
+    const log: string[] = [];
+    ask(s, "background", 10, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toHaveLength(6);
+    ask(s, "command", 1, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.at(-1)).toBe("command");
+    expect(s.stats().waiting.background).toBe(4);
+  });
+
+  it("GIVEN a full window WHEN background, feed and a command wait THEN they leave as the window frees: command, feed, then background", async () => {
+    const s = createScheduler({ budget: { limit: 10, windowMs: 1000 } });
+    const log: string[] = [];
+    ask(s, "command", 10, log);
+    await vi.advanceTimersByTimeAsync(0);
+    log.length = 0;
+    ask(s, "background", 2, log);
+    ask(s, "feed", 2, log);
+    ask(s, "command", 1, log);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(600);
+    // The whole window freed at once: the command and the feed first; background only up to its 60%.
+    expect(log.slice(0, 3)).toEqual(["command", "feed", "feed"]);
+    expect(log.filter((p) => p === "background")).toHaveLength(2);
+    expect(s.stats().sentInWindow).toBe(5);
+  });
+
+  it("GIVEN no budget WHEN 429s hit two keys within two seconds THEN a budget is learned from what went out, AND everything waits, commands first once the window allows", async () => {
+    const s = createScheduler({ learnedWindowMs: 60_000 });
+    const log: string[] = [];
+    ask(s, "background", 50, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toHaveLength(50);
+    expect(s.rateFor("background")).toBe(Infinity);
+
+    s.refused("key-a", 5000);
+    expect(s.stats().source).toBe("none"); // one key alone: its own budget, not the address's
+    await vi.advanceTimersByTimeAsync(500);
+    s.refused("key-b", 5000);
+    const stats = s.stats();
+    expect(stats.source).toBe("learned");
+    expect(stats.budget).toEqual({ limit: 45, windowMs: 60_000 });
+    expect(stats.addressRefusals).toBe(1);
+
+    const after: string[] = [];
+    ask(s, "feed", 1, after);
+    ask(s, "command", 1, after);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(after).toEqual([]); // held, and the learned window is still full
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(after).toEqual(["command", "feed"]);
+    expect(s.rateFor("background")).toBeCloseTo((45 * 0.6) / 60, 5);
+  });
+
+  it("GIVEN a configured budget WHEN several keys are refused THEN the budget stays as configured (only the hold applies)", async () => {
+    const s = createScheduler({ budget: { limit: 600, windowMs: 300_000 } });
+    s.refused("a", 1000);
+    s.refused("b", 1000);
+    expect(s.stats()).toMatchObject({ source: "configured", budget: { limit: 600, windowMs: 300_000 } });
+    const log: string[] = [];
+    ask(s, "feed", 1, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1001);
+    expect(log).toEqual(["feed"]);
+  });
+});
+
+describe("MARKET_ADDRESS_BUDGET", () => {
+  it("GIVEN the accepted spellings WHEN parsed THEN they give requests per window; off gives none; junk is refused", () => {
+    expect(parseAddressBudget("600/5m")).toEqual({ limit: 600, windowMs: 300_000 });
+    expect(parseAddressBudget("600/300s")).toEqual({ limit: 600, windowMs: 300_000 });
+    expect(parseAddressBudget("20 / 60")).toEqual({ limit: 20, windowMs: 60_000 });
+    expect(parseAddressBudget("off")).toBeUndefined();
+    expect(() => parseAddressBudget("lots")).toThrow(/600\/5m/);
+    expect(() => parseAddressBudget("0/5m")).toThrow(/at least 1 request/);
+  });
+});
