@@ -94,6 +94,8 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
   let heldUntil = 0;
   let addressRefusals = 0;
   const recent429 = new Map<string, number>();
+  /** When 429s arrived: refused requests went out but did not count on the server's side. */
+  const refusedAt: number[] = [];
   const sent = Object.fromEntries(PRIORITIES.map((p) => [p, 0])) as Record<Priority, number>;
 
   function prune(t: number): void {
@@ -105,9 +107,15 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
     }
   }
 
+  /**
+   * A send counts a little longer than the window: the server saw it a moment after we did, and a
+   * request admitted the very millisecond the oldest leaves our window could still meet it there.
+   */
+  const margin = (windowMs: number) => Math.min(1000, Math.max(100, windowMs * 0.02));
+
   function inWindow(t: number): number {
     if (budget === undefined) return 0;
-    const from = t - budget.windowMs;
+    const from = t - budget.windowMs - margin(budget.windowMs);
     // Binary search: the first send inside the window.
     let lo = head;
     let hi = sentAt.length;
@@ -129,11 +137,12 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
   function nextChange(t: number): number {
     let at = heldUntil > t ? heldUntil : Infinity;
     if (budget !== undefined) {
-      const from = t - budget.windowMs;
+      const span = budget.windowMs + margin(budget.windowMs);
+      const from = t - span;
       for (let i = head; i < sentAt.length; i++) {
         const s = sentAt[i] as number;
         if (s > from) {
-          at = Math.min(at, s + budget.windowMs + 1);
+          at = Math.min(at, s + span + 1);
           break;
         }
       }
@@ -193,6 +202,8 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
     },
     refused(fingerprint, retryAfterMs) {
       const t = now();
+      refusedAt.push(t);
+      while (refusedAt.length > 0 && (refusedAt[0] as number) < t - learnedWindowMs) refusedAt.shift();
       recent429.set(fingerprint, t);
       for (const [k, at] of recent429) if (at < t - coincidenceMs) recent429.delete(k);
       if (recent429.size < 2) return;
@@ -208,7 +219,9 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
         const from = t - windowMs;
         let n = 0;
         for (let i = head; i < sentAt.length; i++) if ((sentAt[i] as number) > from) n += 1;
-        const limit = Math.max(1, Math.floor(n * 0.9));
+        // What the server let through: what went out, less what it refused (as far as we know yet).
+        const through = n - refusedAt.filter((r) => r > from).length;
+        const limit = Math.max(1, Math.floor(through * 0.9));
         budget = { limit: budget === undefined ? limit : Math.min(budget.limit, limit), windowMs };
         source = "learned";
       }

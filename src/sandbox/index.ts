@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
 import { FaultBook } from "./faults.ts";
-import { RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
+import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
 import { createRng } from "./rng.ts";
 import { buildApiRouter } from "./routes.ts";
 import { SANDBOX_OPERATOR_KEY, seedWorld, type DemoUser } from "./seed.ts";
@@ -38,6 +38,8 @@ export interface SandboxOptions {
   seed?: number;
   /** Per (key or address) and endpoint budget. false: never refuse, still send the headers. */
   rateLimit?: RateLimitOptions | false;
+  /** The per-address budget, all keys together (the live service has one); default none. */
+  addressRateLimit?: RateLimitOptions;
   /** Default: silent. */
   logger?: Logger;
   /** Base clock in ms since epoch (default Date.now); the sandbox clock adds advanceClock offsets. */
@@ -75,6 +77,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       api: buildApiRouter(store),
       control: buildControlRouter(control, faults),
       limiter,
+      ...(opts.addressRateLimit ? { addressLimiter: new AddressLimiter(opts.addressRateLimit) } : {}),
       faults,
       stats,
       logger,

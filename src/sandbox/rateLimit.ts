@@ -63,3 +63,30 @@ export class RateLimiter {
     for (const [k, w] of this.windows) if (now >= w.start + this.opts.windowMs) this.windows.delete(k);
   }
 }
+
+/**
+ * The per-address budget the live service also keeps ("over a window of a few minutes", every
+ * key together; api-notes): a sliding window per client address, reported by no header, only by
+ * 429s with Retry-After. Off unless asked for (`addressRateLimit`).
+ */
+export class AddressLimiter {
+  private readonly sent = new Map<string, number[]>();
+
+  constructor(private readonly opts: RateLimitOptions) {}
+
+  /** Undefined when allowed (and counted); else the seconds until the oldest request leaves the window. */
+  take(address: string, now: number): number | undefined {
+    const from = now - this.opts.windowMs;
+    let log = this.sent.get(address);
+    if (!log) {
+      log = [];
+      this.sent.set(address, log);
+    }
+    while (log.length > 0 && (log[0] as number) <= from) log.shift();
+    if (log.length >= this.opts.limit) {
+      return Math.max(1, Math.ceil(((log[0] as number) + this.opts.windowMs - now) / 1000));
+    }
+    log.push(now);
+    return undefined;
+  }
+}

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { ErrorCode, SandboxError } from "./errors.ts";
 import type { FaultBook } from "./faults.ts";
 import type { Reply, RequestContext, Router } from "./http.ts";
-import type { RateLimiter } from "./rateLimit.ts";
+import type { AddressLimiter, RateLimiter } from "./rateLimit.ts";
 import type { Store, UserRec } from "./state.ts";
 import type { StatsBook } from "./stats.ts";
 
@@ -23,6 +23,8 @@ export interface ServerDeps {
   api: Router<UserRec>;
   control: Router<never>;
   limiter: RateLimiter;
+  /** The per-address budget, when the sandbox keeps one. */
+  addressLimiter?: AddressLimiter;
   faults: FaultBook;
   stats: StatsBook;
   logger: Logger;
@@ -113,7 +115,14 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
       const identity = user ? `k:${user.apiKey}` : `a:${req.socket.remoteAddress ?? "?"}`;
       const decision = deps.limiter.take(`${identity} ${method} ${template}`, store.realNow());
       rate = decision.headers;
-      if (!decision.allowed) {
+      const addressWait = deps.addressLimiter?.take(req.socket.remoteAddress ?? "?", store.realNow());
+      if (addressWait !== undefined) {
+        reply = {
+          status: 429,
+          body: { code: ErrorCode.rateLimited, message: "too many requests from this address" },
+          headers: { "Retry-After": String(addressWait) },
+        };
+      } else if (!decision.allowed) {
         reply = {
           status: 429,
           body: {
