@@ -179,8 +179,12 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       if (queued > 0) deliveryLoop.kick();
     },
     // Recorded in the background: the next cycle's alerts do not wait for it.
-    onGone: (listingIds, at) => fates.observeGone(listingIds, at),
+    onGone: (listingIds, at) => {
+      trades.noteGone(listingIds);
+      fates.observeGone(listingIds, at);
+    },
     handle: async (listings, meta) => {
+      trades.noteListings(listings);
       const snipe = { armedMode: (id: string) => ruleIndex.armedMode(id), autoBuyer };
       // Armed rules race other buyers: their purchases start before anything else is read.
       const taken = await actOnArmedMatches({ index: ruleIndex.index, snipe }, listings, meta.readAt);

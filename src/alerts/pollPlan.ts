@@ -7,6 +7,8 @@ import type { Db } from "./store.ts";
 
 export interface PollCandidate {
   id: number;
+  /** The user's marketplace id: listings the feed reads name their seller by it. */
+  platformId?: string | null;
 }
 
 export interface PlannedPoll<U> {
@@ -39,13 +41,31 @@ export interface PollPlanner {
   polled(userId: number): void;
   /** How far apart hot and idle users are read now (stretched to fit the budget). */
   periods(hotCount: number, idleCount: number): { hotEveryMs: number; idleEveryMs: number };
+  /**
+   * Listings the feed read: their sellers have something to sell, so a sale may soon wait on
+   * them (read often for a while).
+   */
+  noteListings(listings: readonly { id: string; sellerPlatformId: string | undefined }[]): void;
+  /** Listings that left the market: their sellers are read at once (a sale likely waits on them). */
+  noteGone(listingIds: readonly string[]): void;
 }
+
+/** A seller with a listing seen this recently counts as hot. */
+const SELLING_FOR_MS = 7 * 24 * 60 * 60_000;
+/** Listings remembered to map a departure back to its seller. */
+const MAX_REMEMBERED_LISTINGS = 50_000;
 
 /** Of what background polls may use, hot users get this share; idle ones the rest. */
 const HOT_SHARE = 0.7;
 
 export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
   const lastPolled = new Map<number, number>();
+  /** Seller platform id -> when a listing of theirs was last read by the feed. */
+  const selling = new Map<string, number>();
+  /** Listing id -> seller platform id, newest last (a Map keeps insertion order). */
+  const sellerOf = new Map<string, string>();
+  /** Sellers whose listing just left the market: read first, at the deadline priority. */
+  const departed = new Set<string>();
   const perUser = opts.requestsPerUser ?? 2;
   const baseIdle = opts.idleEveryMs ?? opts.intervalMs * 10;
 
@@ -64,11 +84,43 @@ export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
 
   return {
     periods,
+    noteListings(listings) {
+      const t = opts.now();
+      for (const l of listings) {
+        if (l.sellerPlatformId === undefined) continue;
+        selling.set(l.sellerPlatformId, t);
+        sellerOf.delete(l.id);
+        sellerOf.set(l.id, l.sellerPlatformId);
+      }
+      while (sellerOf.size > MAX_REMEMBERED_LISTINGS) {
+        const oldest = sellerOf.keys().next().value;
+        if (oldest === undefined) break;
+        sellerOf.delete(oldest);
+      }
+    },
+    noteGone(listingIds) {
+      for (const id of listingIds) {
+        const seller = sellerOf.get(id);
+        if (seller !== undefined) departed.add(seller);
+      }
+    },
     polled(userId) {
       lastPolled.set(userId, opts.now());
     },
-    plan(users, need) {
+    plan(users, given) {
       const t = opts.now();
+      // Sellers add to what the database says: departed ones are urgent, active ones hot.
+      const need = { urgent: new Set(given.urgent), hot: new Set(given.hot) };
+      for (const u of users) {
+        const p = u.platformId;
+        if (p === undefined || p === null) continue;
+        if (departed.has(p)) {
+          need.urgent.add(u.id);
+          departed.delete(p);
+        }
+        const seen = selling.get(p);
+        if (seen !== undefined && t - seen < SELLING_FOR_MS) need.hot.add(u.id);
+      }
       const last = (u: PollCandidate) => lastPolled.get(u.id) ?? -Infinity;
       // A cycle may start a little early; a user read within the last 80% of the period waits.
       const due = (u: PollCandidate, every: number) => t - last(u) >= every * 0.8;

@@ -1,7 +1,7 @@
 // Trade and buy-order alerts per linked user: trades waiting on them, state changes, deadline reminders, order fills.
 import { isMarketError } from "../market/errors.ts";
 import type { MarketApi } from "../market/client.ts";
-import type { Trade } from "../market/schemas.ts";
+import type { Listing, Trade } from "../market/schemas.ts";
 import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
 import { dedupeKey, tradeAlertOf, tradeDeadline } from "./content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/repos/buyOrders.ts";
@@ -43,8 +43,12 @@ export interface TradeCycleResult {
 }
 
 export interface TradePoller {
-  /** Polls every linked active user's trades and buy orders. */
+  /** Polls linked active users' trades and buy orders: everyone, or by need within a budget. */
   runOnce(): Promise<TradeCycleResult>;
+  /** The feed read these listings: their sellers may soon have a sale waiting. */
+  noteListings(listings: readonly Listing[]): void;
+  /** These listings left the market: their sellers are read next cycle, first. */
+  noteGone(listingIds: readonly string[]): void;
   /** Sends due deadline reminders from stored deadlines; no marketplace call. */
   runRemindersOnce(): Promise<number>;
 }
@@ -262,6 +266,12 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
   }
 
   return {
+    noteListings(listings) {
+      planner.noteListings(listings.map((l) => ({ id: l.id, sellerPlatformId: l.seller?.platform_id })));
+    },
+    noteGone(listingIds) {
+      planner.noteGone(listingIds);
+    },
     async runOnce() {
       const result: TradeCycleResult = { users: 0, alerts: 0, revoked: 0, failed: 0 };
       const planned = await whoToPoll();

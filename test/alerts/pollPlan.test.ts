@@ -48,4 +48,24 @@ describe("poll plan", () => {
     expect(p.periods(200, 0).hotEveryMs).toBeGreaterThan(30_000);
     expect(planner(Infinity).p.periods(200, 10_000)).toEqual({ hotEveryMs: 30_000, idleEveryMs: 300_000 });
   });
+
+  it("GIVEN idle users WHEN the feed reads a listing of one and later sees it leave the market THEN that seller turns hot, then urgent (read first, at the deadline priority)", () => {
+    const { p, advance } = planner(0.2);
+    const all = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, platformId: `7656${i + 1}` }));
+    const none = { urgent: new Set<number>(), hot: new Set<number>() };
+    for (const x of p.plan(all, none)) p.polled(x.user.id);
+    advance(30_000);
+    const seller = all[400] as { id: number; platformId: string };
+    expect(p.plan(all, none).some((x) => x.user.id === seller.id)).toBe(false);
+
+    p.noteListings([{ id: "9001", sellerPlatformId: seller.platformId }]);
+    p.noteGone(["9001"]);
+    const next = p.plan(all, none);
+    expect(next[0]).toEqual({ user: seller, priority: "deadline" });
+    p.polled(seller.id);
+    advance(30_000);
+    // Urgent once; afterwards hot (a listing seen this week), read ahead of idle users.
+    const later = p.plan(all, none);
+    expect(later.some((x) => x.user.id === seller.id && x.priority === "deadline")).toBe(false);
+  });
 });
