@@ -1,5 +1,6 @@
 // Outbid and auction-result alerts: polls each tracked auction once per cycle, however many users bid on it.
 import { isMarketError } from "../market/errors.ts";
+import type { Priority } from "../market/scheduler.ts";
 import type { Listing } from "../market/schemas.ts";
 import { centsFromDb } from "../db/types.ts";
 import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
@@ -22,7 +23,20 @@ export interface BidPollerOptions extends AccountDeps {
    */
   settleGraceMs?: number;
   now?: () => Date;
+  /** The cycle (BID_POLL_INTERVAL_MS). */
+  intervalMs?: number;
+  /**
+   * Requests per second the address budget leaves background reads (Infinity: no budget known,
+   * every auction every cycle). With a budget, auctions ending within 10 minutes are read every
+   * cycle at the deadline priority, the others in turn within a share of that rate.
+   */
+  backgroundRate?: () => number;
 }
+
+/** Auctions ending this soon (or at an unknown time) are read every cycle. */
+const ENDING_SOON_MS = 10 * 60_000;
+/** Of the background rate, what reading auctions far from their end may use. */
+const BID_SHARE = 0.3;
 
 export interface BidCycleResult {
   listings: number;
@@ -41,6 +55,8 @@ type TrackedWithUser = {
   listingId: string;
   maxPriceCents: bigint;
   status: "active" | "outbid" | "won" | "lost" | "cancelled";
+  /** When the auction ends, as last read (null until read). */
+  expiresAt: Date | null;
   user: PollUser & { alertOutbid: boolean };
 };
 
@@ -145,6 +161,34 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
     }
   }
 
+  const lastRead = new Map<string, number>();
+  const backgroundRate = opts.backgroundRate ?? (() => Infinity);
+
+  /** Which auctions to read this cycle, and at which priority (see BidPollerOptions). */
+  function planReads(
+    byListing: ReadonlyMap<string, TrackedWithUser[]>,
+  ): Array<[string, TrackedWithUser[], Priority]> {
+    const rate = backgroundRate();
+    const all = [...byListing.entries()];
+    if (!Number.isFinite(rate)) return all.map(([id, bids]) => [id, bids, "deadline"]);
+    const t = now().getTime();
+    const intervalMs = opts.intervalMs ?? 15_000;
+    const endsSoon = (bids: TrackedWithUser[]) =>
+      bids.some((b) => b.expiresAt === null || b.expiresAt.getTime() - t < ENDING_SOON_MS);
+    const soon = all.filter(([, bids]) => endsSoon(bids));
+    const later = all.filter(([, bids]) => !endsSoon(bids));
+    const everyMs = Math.max(intervalMs, Math.ceil((later.length / (rate * BID_SHARE)) * 1000));
+    const due = later
+      .filter(([id]) => t - (lastRead.get(id) ?? -Infinity) >= everyMs * 0.8)
+      .sort(([a], [b]) => (lastRead.get(a) ?? -Infinity) - (lastRead.get(b) ?? -Infinity))
+      .slice(0, Math.max(1, Math.floor((rate * BID_SHARE * intervalMs) / 1000)));
+    for (const id of lastRead.keys()) if (!byListing.has(id)) lastRead.delete(id);
+    return [
+      ...soon.map(([id, bids]): [string, TrackedWithUser[], Priority] => [id, bids, "deadline"]),
+      ...due.map(([id, bids]): [string, TrackedWithUser[], Priority] => [id, bids, "background"]),
+    ];
+  }
+
   return {
     async runOnce() {
       const result: BidCycleResult = { listings: 0, outbid: 0, ended: 0, failed: 0 };
@@ -152,37 +196,42 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
       const byListing = new Map<string, TrackedWithUser[]>();
       for (const t of tracked) byListing.set(t.listingId, [...(byListing.get(t.listingId) ?? []), t]);
 
-      await forEachLimited([...byListing.entries()], opts.concurrency ?? 4, async ([listingId, bids]) => {
-        // One read per auction, with the key of one of its bidders (the listing is public, but
-        // keyless reads are often refused); rotating by listing spreads the load over keys.
-        const users = [...new Map(bids.map((b) => [b.userId, b.user])).values()];
-        const user = users[Number(BigInt(listingId) % BigInt(users.length))] as PollUser;
-        const api = apiFor(deps, user, "deadline");
-        if (api === undefined) return;
-        result.listings += 1;
-        let listing: Listing;
-        try {
-          listing = await api.getListing(listingId);
-        } catch (error) {
-          result.failed += 1;
-          if (isMarketError(error, "unauthorized")) {
-            await revokeAccount(deps, user);
-          } else if (isMarketError(error, "not_found")) {
-            await cancelBidsOnListing(opts.prisma, listingId);
-            for (const b of bids) {
-              await endStanding(
-                opts.prisma,
-                { userId: b.userId, kind: "bid", subjectId: listingId },
-                { releasedBecause: "listing gone" },
-              );
+      await forEachLimited(
+        planReads(byListing),
+        opts.concurrency ?? 4,
+        async ([listingId, bids, priority]) => {
+          lastRead.set(listingId, now().getTime());
+          // One read per auction, with the key of one of its bidders (the listing is public, but
+          // keyless reads are often refused); rotating by listing spreads the load over keys.
+          const users = [...new Map(bids.map((b) => [b.userId, b.user])).values()];
+          const user = users[Number(BigInt(listingId) % BigInt(users.length))] as PollUser;
+          const api = apiFor(deps, user, priority);
+          if (api === undefined) return;
+          result.listings += 1;
+          let listing: Listing;
+          try {
+            listing = await api.getListing(listingId);
+          } catch (error) {
+            result.failed += 1;
+            if (isMarketError(error, "unauthorized")) {
+              await revokeAccount(deps, user);
+            } else if (isMarketError(error, "not_found")) {
+              await cancelBidsOnListing(opts.prisma, listingId);
+              for (const b of bids) {
+                await endStanding(
+                  opts.prisma,
+                  { userId: b.userId, kind: "bid", subjectId: listingId },
+                  { releasedBecause: "listing gone" },
+                );
+              }
+            } else {
+              log.warn({ err: error, listingId }, "auction read failed; retried next cycle");
             }
-          } else {
-            log.warn({ err: error, listingId }, "auction read failed; retried next cycle");
+            return;
           }
-          return;
-        }
-        await evaluate(listing, bids, result);
-      });
+          await evaluate(listing, bids, result);
+        },
+      );
       if (result.outbid + result.ended > 0) log.info(result, "bid cycle");
       return result;
     },

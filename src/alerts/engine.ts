@@ -215,7 +215,11 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     now,
     onAlertQueued: () => deliveryLoop.kick(),
   });
-  const bids = createBidPoller(accountDeps);
+  const bids = createBidPoller({
+    ...accountDeps,
+    intervalMs: deps.config.BID_POLL_INTERVAL_MS,
+    backgroundRate: () => deps.scheduler?.rateFor("background") ?? Infinity,
+  });
   const trades = createTradePoller({
     ...accountDeps,
     intervalMs: deps.config.TRADE_POLL_INTERVAL_MS,

@@ -171,6 +171,7 @@ export function openBidsWithOwners(prisma: Db) {
       listingId: true,
       maxPriceCents: true,
       status: true,
+      expiresAt: true,
       user: {
         select: {
           id: true,
