@@ -22,6 +22,7 @@ import {
 } from "./lib/report.ts";
 import { runMatchingBench } from "./matching.ts";
 import { runMemory } from "./memory.ts";
+import { runScale } from "./scale.ts";
 import { runSnipe } from "./snipe.ts";
 import { runStartup } from "./startup.ts";
 import { runThroughput } from "./throughput.ts";
@@ -31,6 +32,7 @@ const SCENARIOS = [
   "economy",
   "latency",
   "snipe",
+  "scale",
   "ack",
   "throughput",
   "memory",
@@ -59,6 +61,16 @@ const plan = quick
   ? {
       latency: { users: 1000, rules: 10_000, matching: 60, noise: 60, durationMs: 15_000 },
       snipe: { rules: 100_000, armed: 1000, traders: 50, listings: 60, durationMs: 15_000, intervalMs: 250 },
+      scale: {
+        users: 2000,
+        budget: { limit: 120, windowMs: 60_000 },
+        durationMs: 90_000,
+        trades: 20,
+        bids: 100,
+        feedListings: 20,
+        commands: 40,
+        tradeWaitMs: 180_000,
+      },
       matching: { ruleCounts: [1000, 10_000, 100_000], listings: 1000, minMs: 100 },
       economy: {
         ruleCounts: [1, 1000, 10_000],
@@ -79,6 +91,16 @@ const plan = quick
   : {
       latency: { users: 1000, rules: 10_000, matching: 300, noise: 300, durationMs: 60_000 },
       snipe: { rules: 100_000, armed: 1000, traders: 50, listings: 300, durationMs: 60_000, intervalMs: 250 },
+      scale: {
+        users: 10_000,
+        budget: { limit: 600, windowMs: 300_000 },
+        durationMs: 360_000,
+        trades: 50,
+        bids: 200,
+        feedListings: 60,
+        commands: 200,
+        tradeWaitMs: 600_000,
+      },
       matching: { ruleCounts: [1000, 10_000, 100_000], listings: 2000, minMs: 200 },
       economy: {
         ruleCounts: [1, 1000, 10_000],
@@ -140,7 +162,9 @@ async function main(): Promise<void> {
     scenarios.matching = await record("none (in memory)", async () => runMatchingBench(plan.matching));
   });
 
-  const needsDb = (["economy", "latency", "snipe", "ack", "throughput", "memory"] as const).some(want);
+  const needsDb = (["economy", "latency", "snipe", "scale", "ack", "throughput", "memory"] as const).some(
+    want,
+  );
   let postgres: BenchPostgres | undefined;
   if (needsDb) {
     progress("starting the bench database");
@@ -160,6 +184,9 @@ async function main(): Promise<void> {
       });
       await attempt("snipe", async () => {
         scenarios.snipe = await record(pg.description, () => runSnipe(pg, plan.snipe));
+      });
+      await attempt("scale", async () => {
+        scenarios.scale = await record(pg.description, () => runScale(pg, plan.scale));
       });
       await attempt("ack", async () => {
         scenarios.ack = await record(pg.description, () => runAck(pg, plan.ack));

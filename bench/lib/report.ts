@@ -5,6 +5,7 @@ import type { EconomyResult } from "../economy.ts";
 import type { LatencyResult } from "../latency.ts";
 import type { MatchingBenchRow } from "../matching.ts";
 import type { MemoryResult } from "../memory.ts";
+import type { ScaleResult } from "../scale.ts";
 import type { SnipeResult } from "../snipe.ts";
 import type { StartResult } from "../startup.ts";
 import type { ThroughputResult } from "../throughput.ts";
@@ -28,6 +29,7 @@ export interface Scenarios {
   start?: ScenarioRecord<StartResult>;
   throughput?: ScenarioRecord<ThroughputResult>;
   snipe?: ScenarioRecord<SnipeResult>;
+  scale?: ScenarioRecord<ScaleResult>;
 }
 
 export interface TableRow {
@@ -114,6 +116,45 @@ function snipeRows(r: ScenarioRecord<SnipeResult>): TableRow[] {
         complete &&
         x.createdToRequest.p50 <= x.intervalMs / 2 + 50 &&
         x.createdToRequest.p99 <= x.intervalMs + 50,
+    },
+  ];
+}
+
+function scaleRows(r: ScenarioRecord<ScaleResult>): TableRow[] {
+  const x = r.result;
+  const setup =
+    `${int(x.users)} linked users on one address, budget ${x.budget.limit} requests per ${s1(x.budget.windowMs)} ` +
+    `(the sandbox refuses past it), ${x.trades.made} sales waiting on sellers, standing bids, users running /search, ` +
+    `${s1(x.durationMs)}; feed every ${ms(x.feedIntervalMs)} (30% of the budget); ${r.database}; ${machineText(r)}`;
+  const feedTarget = 1.2 * (x.feedIntervalMs / 2) + 100;
+  return [
+    {
+      measure: "Scale: command ack p99 / answer p99",
+      setup,
+      target: "both < 1,000 ms",
+      measured: `${ms(x.commandAck.p99)} / ${ms(x.commandAnswer.p99)} (${x.commandAnswer.n} commands, ${x.unanswered} unanswered)`,
+      met: x.unanswered === 0 && x.commandAck.p99 < 1000 && x.commandAnswer.p99 < 1000,
+    },
+    {
+      measure: "Scale: feed latency p50 (listing created → alert committed)",
+      setup: "same run",
+      target: `≤ 1.2 × half the read interval + 100 ms = ${ms(feedTarget)}`,
+      measured: `${ms(x.feedDetection.p50)} (p99 ${ms(x.feedDetection.p99)}; ${x.feedMissing} missing)`,
+      met: x.feedMissing === 0 && x.feedDetection.p50 <= feedTarget,
+    },
+    {
+      measure: "Scale: trade alerts before their deadline",
+      setup: "same run",
+      target: "every one",
+      measured: `${x.trades.beforeDeadline}/${x.trades.made} (sale → alert p50 ${s1(x.trades.saleToAlert.p50)}, max ${s1(x.trades.saleToAlert.max)})`,
+      met: x.trades.made > 0 && x.trades.beforeDeadline === x.trades.made,
+    },
+    {
+      measure: "Scale: 429s from the marketplace",
+      setup: `same run; ${int(x.requests)} requests; scheduler budget ${x.scheduler.source}`,
+      target: "0",
+      measured: String(x.refused429),
+      met: x.refused429 === 0,
     },
   ];
 }
@@ -261,6 +302,7 @@ export function buildTable(s: Scenarios): TableRow[] {
   return [
     ...(s.latency ? latencyRows(s.latency) : []),
     ...(s.snipe ? snipeRows(s.snipe) : []),
+    ...(s.scale ? scaleRows(s.scale) : []),
     ...(s.matching ? matchingRows(s.matching) : []),
     ...(s.economy ? economyRows(s.economy) : []),
     ...(s.ack ? ackRows(s.ack) : []),

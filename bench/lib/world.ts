@@ -26,6 +26,8 @@ export interface BenchWorldOptions {
   users?: readonly DoubleUser[];
   /** The sandbox's per-key budget; false: never refuse (headers still sent). Default: the sandbox default. */
   sandboxRateLimit?: RateLimitOptions | false;
+  /** The sandbox's budget for this address, all keys together (none by default). */
+  sandboxAddressRateLimit?: RateLimitOptions;
   sendBudget?: SendBudget;
   /** Environment for loadConfig on top of the bench's (POLL_INTERVAL_MS...). */
   env?: Readonly<Record<string, string>>;
@@ -74,6 +76,9 @@ export async function startBenchWorld(opts: BenchWorldOptions): Promise<BenchWor
     closers.push(() => double.close());
     const sandbox = await startSandbox({
       ...(opts.sandboxRateLimit === undefined ? {} : { rateLimit: opts.sandboxRateLimit }),
+      ...(opts.sandboxAddressRateLimit === undefined
+        ? {}
+        : { addressRateLimit: opts.sandboxAddressRateLimit }),
     });
     closers.push(() => sandbox.close());
     const db = await opts.postgres.create();

@@ -33,7 +33,7 @@ export interface BidPollerOptions extends AccountDeps {
   backgroundRate?: () => number;
 }
 
-/** Auctions ending this soon (or at an unknown time) are read every cycle. */
+/** Auctions ending this soon are read every cycle. */
 const ENDING_SOON_MS = 10 * 60_000;
 /** Of the background rate, what reading auctions far from their end may use. */
 const BID_SHARE = 0.3;
@@ -174,7 +174,9 @@ export function createBidPoller(opts: BidPollerOptions): BidPoller {
     const t = now().getTime();
     const intervalMs = opts.intervalMs ?? 15_000;
     const endsSoon = (bids: TrackedWithUser[]) =>
-      bids.some((b) => b.expiresAt === null || b.expiresAt.getTime() - t < ENDING_SOON_MS);
+      // An end not read yet is learnt in turn with the others (a bid placed through the bot
+      // records it at once), so a backlog of unknown auctions is no burst of deadline reads.
+      bids.some((b) => b.expiresAt !== null && b.expiresAt.getTime() - t < ENDING_SOON_MS);
     const soon = all.filter(([, bids]) => endsSoon(bids));
     const later = all.filter(([, bids]) => !endsSoon(bids));
     const everyMs = Math.max(intervalMs, Math.ceil((later.length / (rate * BID_SHARE)) * 1000));

@@ -149,14 +149,15 @@ export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
 
 /**
  * Who needs reading often: urgent, a trade waiting on them with its deadline within the hour (or
- * unknown); hot, any trade of theirs still open or a bid still standing.
+ * unknown); hot, any trade of theirs still open, or a bid on an auction ending within the hour.
  */
 export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<number>; hot: Set<number> }> {
   const soon = new Date(at.getTime() + 60 * 60_000);
   const [trades, bids] = await Promise.all([
     prisma.trackedTrade.findMany({ where: { closedAt: null }, select: { userId: true, expiresAt: true } }),
+    // A bid matters to the trade poller when its auction is about to end (a win opens a trade).
     prisma.trackedBid.findMany({
-      where: { status: "active" },
+      where: { status: "active", OR: [{ expiresAt: null }, { expiresAt: { lte: soon } }] },
       select: { userId: true },
       distinct: ["userId"],
     }),

@@ -19,17 +19,22 @@ const RANK: Record<Priority, number> = {
 };
 
 /**
- * Share of the window each priority may fill, counting everything already sent: background polls
- * stop at 60% so that 40% stays free for the feed, commands and money; the feed stops at 90%.
+ * Share of the window each priority may fill, counting everything already sent. Whatever the
+ * lower priorities do, the feed always has 30% of the window (from 60% to 90%), money actions 5%
+ * more and a person waiting on a command the last 5%; deadline polls may go to 60%, background
+ * polls to 50%.
  */
 const CEILING: Record<Priority, number> = {
   command: 1,
-  money: 1,
-  deadline: 1,
+  money: 0.95,
+  deadline: 0.6,
   feed: 0.9,
-  background: 0.6,
-  backfill: 0.4,
+  background: 0.5,
+  backfill: 0.3,
 };
+
+/** However busy the window, background pollers plan with at least this share of it. */
+const MIN_PLANNING_SHARE = 0.05;
 
 export interface AddressBudget {
   /** Requests per window from this address, all keys together. */
@@ -85,8 +90,9 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
   const coincidenceMs = opts.coincidenceMs ?? 2000;
   let budget = opts.budget;
   let source: SchedulerStats["source"] = budget ? "configured" : "none";
-  /** Send times within the longest window we may need, oldest first. */
+  /** Send times within the longest window we may need, oldest first, and each one's priority rank. */
   const sentAt: number[] = [];
+  const sentRank: number[] = [];
   let head = 0;
   const waiting: Waiter[] = [];
   let seq = 0;
@@ -103,6 +109,7 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
     while (head < sentAt.length && (sentAt[head] as number) <= t - keep) head += 1;
     if (head > 1024 && head * 2 > sentAt.length) {
       sentAt.splice(0, head);
+      sentRank.splice(0, head);
       head = 0;
     }
   }
@@ -152,6 +159,7 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
 
   function record(priority: Priority, t: number): void {
     sentAt.push(t);
+    sentRank.push(RANK[priority]);
     sent[priority] += 1;
   }
 
@@ -229,7 +237,16 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
     },
     rateFor(priority) {
       if (budget === undefined) return Infinity;
-      return (budget.limit * CEILING[priority]) / (budget.windowMs / 1000);
+      // What this priority's ceiling leaves once the higher ones' sends in the window are counted.
+      const t = now();
+      prune(t);
+      const from = t - budget.windowMs;
+      let higher = 0;
+      for (let i = head; i < sentAt.length; i++) {
+        if ((sentAt[i] as number) > from && (sentRank[i] as number) < RANK[priority]) higher += 1;
+      }
+      const room = Math.max(budget.limit * MIN_PLANNING_SHARE, budget.limit * CEILING[priority] - higher);
+      return room / (budget.windowMs / 1000);
     },
     stats() {
       const t = now();
