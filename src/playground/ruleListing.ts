@@ -53,6 +53,47 @@ export function listingMatching(filters: RuleFilters): ListingTemplate {
   }
   const keychain = filters.keychains?.[0];
   if (keychain !== undefined) template.keychains = [keychain];
+  dealValues(filters, price, template);
   if (template.type === "auction") template.reserve_price = price;
   return template;
+}
+
+/** Fee margin for profit filters: references are set as if the seller fee were 10%. */
+const FEE_SLACK = 0.9;
+
+/**
+ * The deal filters the sandbox can show: profit (a reference high enough to clear it after the
+ * fee), fade, blue gem and float rank. Instant exit and sticker value depend on other users'
+ * buy orders and sticker prices, which a single listing cannot set.
+ */
+function dealValues(filters: RuleFilters, price: number, template: ListingTemplate): void {
+  const f = filters as RuleFilters & {
+    min_profit?: number;
+    min_profit_pct?: number;
+    min_fade?: number;
+    max_fade?: number;
+    min_playside_blue?: number;
+    min_backside_blue?: number;
+    max_float_rank?: number;
+  };
+  const profit = Math.max(
+    f.min_profit ?? 0,
+    f.min_profit_pct === undefined ? 0 : (price * f.min_profit_pct) / 100,
+  );
+  if (f.min_profit !== undefined || f.min_profit_pct !== undefined) {
+    const resale = Math.ceil((price + profit + 100) / FEE_SLACK);
+    template.reference_price = Math.max(template.reference_price ?? 0, resale);
+  }
+  if (f.min_fade !== undefined || f.max_fade !== undefined) {
+    const low = f.min_fade ?? 80;
+    const high = f.max_fade ?? 100;
+    template.fade = { percentage: Number(((low + high) / 2).toFixed(1)), rank: 3 };
+  }
+  if (f.min_playside_blue !== undefined || f.min_backside_blue !== undefined) {
+    template.blue_gem = {
+      playside_blue: Math.min(100, (f.min_playside_blue ?? 50) + 5),
+      backside_blue: Math.min(100, (f.min_backside_blue ?? 30) + 5),
+    };
+  }
+  if (f.max_float_rank !== undefined) template.low_rank = Math.max(1, Math.floor(f.max_float_rank / 2));
 }

@@ -28,6 +28,20 @@ const RULES: Record<string, RuleFilters> = {
     keychains: [31],
   },
   "a weapon and finish by index": { def_index: 7, paint_index: 44 },
+  "a fade window that nets a profit": {
+    item: "Glider Knife | Molten Gradient (Pristine)",
+    min_fade: 95,
+    max_fade: 99,
+    min_profit: 2000,
+    min_profit_pct: 10,
+    max_price: 30_000,
+  },
+  "blue gem percentages and a float rank": {
+    def_index: 3,
+    min_playside_blue: 70,
+    min_backside_blue: 40,
+    max_float_rank: 10,
+  },
 };
 
 describe("matches my rule", () => {
