@@ -32,7 +32,7 @@ export interface ScaleResult {
   users: number;
   budget: { limit: number; windowMs: number };
   durationMs: number;
-  /** The feed's interval: its share of the budget (30%). */
+  /** The feed's interval: its share of the budget (25%). */
   feedIntervalMs: number;
   commandAck: Distribution;
   commandAnswer: Distribution;
@@ -86,7 +86,7 @@ async function linkAll(
 export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Promise<ScaleResult> {
   const rnd = seededRandom(opts.seed ?? 5);
   const people = benchUsers(opts.users);
-  const feedIntervalMs = Math.ceil(opts.budget.windowMs / (opts.budget.limit * 0.3));
+  const feedIntervalMs = Math.ceil(opts.budget.windowMs / (opts.budget.limit * 0.25));
   progress(
     `scale: ${opts.users} linked users, budget ${opts.budget.limit} per ${opts.budget.windowMs / 1000} s`,
   );

@@ -125,7 +125,7 @@ function scaleRows(r: ScenarioRecord<ScaleResult>): TableRow[] {
   const setup =
     `${int(x.users)} linked users on one address, budget ${x.budget.limit} requests per ${s1(x.budget.windowMs)} ` +
     `(the sandbox refuses past it), ${x.trades.made} sales waiting on sellers, standing bids, users running /search, ` +
-    `${s1(x.durationMs)}; feed every ${ms(x.feedIntervalMs)} (30% of the budget); ${r.database}; ${machineText(r)}`;
+    `${s1(x.durationMs)}; feed every ${ms(x.feedIntervalMs)} (25% of the budget); ${r.database}; ${machineText(r)}`;
   const feedTarget = 1.2 * (x.feedIntervalMs / 2) + 100;
   return [
     {

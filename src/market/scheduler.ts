@@ -20,17 +20,17 @@ const RANK: Record<Priority, number> = {
 
 /**
  * Share of the window each priority may fill, counting everything already sent. Whatever the
- * lower priorities do, the feed always has 30% of the window (from 60% to 90%), money actions 5%
- * more and a person waiting on a command the last 5%; deadline polls may go to 60%, background
- * polls to 50%.
+ * lower priorities do, the feed always has 25% of the window (from 55% to 80%), money actions 10%
+ * more and people waiting on commands the last 10%; deadline polls may go to 55%, background
+ * polls to 45%.
  */
 const CEILING: Record<Priority, number> = {
   command: 1,
-  money: 0.95,
-  deadline: 0.6,
-  feed: 0.9,
-  background: 0.5,
-  backfill: 0.3,
+  money: 0.9,
+  deadline: 0.55,
+  feed: 0.8,
+  background: 0.45,
+  backfill: 0.25,
 };
 
 /** However busy the window, background pollers plan with at least this share of it. */
@@ -118,7 +118,7 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
    * A send counts a little longer than the window: the server saw it a moment after we did, and a
    * request admitted the very millisecond the oldest leaves our window could still meet it there.
    */
-  const margin = (windowMs: number) => Math.min(1000, Math.max(100, windowMs * 0.02));
+  const margin = (windowMs: number) => Math.min(1000, Math.max(100, windowMs * 0.005));
 
   function inWindow(t: number): number {
     if (budget === undefined) return 0;

@@ -21,18 +21,18 @@ function ask(s: Scheduler, priority: Priority, n: number, log: string[]): void {
 }
 
 describe("address scheduler", () => {
-  it("GIVEN a budget of 10 a second WHEN background polls ask for 10 THEN only 5 go now, AND a command still goes at once", async () => {
+  it("GIVEN a budget of 10 a second WHEN background polls ask for 10 THEN only 4 go now, AND a command still goes at once", async () => {
     const s = createScheduler({ budget: { limit: 10, windowMs: 1000 } });
     const log: string[] = [];
     ask(s, "background", 10, log);
     await vi.advanceTimersByTimeAsync(0);
-    expect(log).toHaveLength(5);
+    expect(log).toHaveLength(4);
     ask(s, "command", 1, log);
     await vi.advanceTimersByTimeAsync(0);
     expect(log.at(-1)).toBe("command");
-    expect(s.stats().waiting.background).toBe(5);
-    // What background pollers may plan with: half the window, less what higher priorities sent.
-    expect(s.rateFor("background")).toBeCloseTo(4, 5);
+    expect(s.stats().waiting.background).toBe(6);
+    // What background pollers may plan with: 45% of the window, less what higher priorities sent.
+    expect(s.rateFor("background")).toBeCloseTo(3.5, 5);
   });
 
   it("GIVEN a full window WHEN background, feed and a command wait THEN they leave as the window frees: command, feed, then background", async () => {
@@ -47,10 +47,10 @@ describe("address scheduler", () => {
     await vi.advanceTimersByTimeAsync(500);
     expect(log).toEqual([]);
     await vi.advanceTimersByTimeAsync(700); // the window and its 100 ms margin
-    // The whole window freed at once: the command and the feed first; background only up to its 50%.
+    // The whole window freed at once: the command and the feed first; background only up to its 45%.
     expect(log.slice(0, 3)).toEqual(["command", "feed", "feed"]);
-    expect(log.filter((p) => p === "background")).toHaveLength(2);
-    expect(s.stats().sentInWindow).toBe(5);
+    expect(log.filter((p) => p === "background")).toHaveLength(1);
+    expect(s.stats().sentInWindow).toBe(4);
   });
 
   it("GIVEN no budget WHEN 429s hit two keys within two seconds THEN a budget is learned from what went out, AND everything waits, commands first once the window allows", async () => {
@@ -78,8 +78,8 @@ describe("address scheduler", () => {
     expect(after).toEqual([]); // held, and the learned window is still full
     await vi.advanceTimersByTimeAsync(61_000);
     expect(after).toEqual(["command", "feed"]);
-    // Half the learned window, less the command and the feed just sent.
-    expect(s.rateFor("background")).toBeCloseTo((43 * 0.5 - 2) / 60, 5);
+    // 45% of the learned window, less the command and the feed just sent.
+    expect(s.rateFor("background")).toBeCloseTo((43 * 0.45 - 2) / 60, 5);
   });
 
   it("GIVEN a configured budget WHEN several keys are refused THEN the budget stays as configured (only the hold applies)", async () => {
