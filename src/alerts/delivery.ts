@@ -13,7 +13,7 @@ import {
   type ClaimedMessage,
   type RetryPolicy,
 } from "../db/repos/outbox.ts";
-import { clearDmClosed, markDmClosed } from "../db/repos/users.ts";
+import { clearDmClosed, markDmClosed, rememberDmChannel } from "../db/repos/users.ts";
 import { OutboxPayload } from "./payload.ts";
 import { quietHoursOf, quietState } from "./quietHours.ts";
 import type { AlertSender, AlertTarget, SendResult } from "./sender.ts";
@@ -175,7 +175,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         log.debug(ctx, "alert held for quiet hours");
         return;
       }
-      target = { kind: "dm", userId: row.discordUserId };
+      target = { kind: "dm", userId: row.discordUserId, channelId: row.dmChannelId ?? undefined };
     }
 
     // A pass that has run long (Discord's waits) renews each row's lease before sending it, and
@@ -207,6 +207,8 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
           observeSent(row, alert);
         }
         if (target.kind === "dm" && user.dmClosedAt !== null) await clearDmClosed(opts.prisma, row.userId);
+        if (target.kind === "dm" && outcome.channelId !== undefined && outcome.channelId !== row.dmChannelId)
+          await rememberDmChannel(opts.prisma, row.userId, outcome.channelId);
         log.info({ ...ctx, kind: alert.kind, messageId: outcome.messageId }, "alert sent");
         return;
       case "dm_closed": {

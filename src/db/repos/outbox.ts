@@ -15,6 +15,8 @@ export interface ClaimedMessage {
   alertId: number | null;
   userId: number;
   discordUserId: string;
+  /** The bot's DM channel with the user, when one is kept (users.dm_channel_id). */
+  dmChannelId: string | null;
   destination: Destination;
   channelId: string | null;
   /** The rendered message as stored: the delivery worker validates it. */
@@ -31,6 +33,7 @@ const ClaimedRow = z.object({
   alert_id: z.bigint().nullable(),
   user_id: z.number().int(),
   discord_user_id: z.string(),
+  dm_channel_id: z.string().nullable(),
   destination: z.enum(["dm", "channel"]),
   channel_id: z.string().nullable(),
   payload: z.unknown(),
@@ -80,7 +83,8 @@ export async function claimDue(
            attempts = o.attempts + 1
       FROM due, users u
      WHERE o.id = due.id AND u.id = o.user_id
-    RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, o.destination::text AS destination,
+    RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
+              o.destination::text AS destination,
               o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at`;
   return (
     rows
@@ -91,6 +95,7 @@ export async function claimDue(
           alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
           userId: row.user_id,
           discordUserId: row.discord_user_id,
+          dmChannelId: row.dm_channel_id,
           destination: row.destination,
           channelId: row.channel_id,
           payload: row.payload,
