@@ -170,7 +170,13 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, snipe },
+        {
+          prisma: deps.prisma,
+          logger: deps.logger,
+          index: ruleIndex.index,
+          snipe,
+          onReleased: () => deliveryLoop.kick(),
+        },
         listings,
         { readAt: meta.readAt, taken },
       );
