@@ -12,7 +12,7 @@ export function discordRestBase(url: string | undefined): string {
 }
 
 export function createDiscordClient(
-  config: Pick<Config, "DISCORD_API_URL" | "SHARD_COUNT">,
+  config: Pick<Config, "DISCORD_API_URL" | "SHARD_COUNT" | "DISCORD_REQUESTS_PER_SECOND">,
   logger: Logger,
 ): Client {
   const log = logger.child({ module: "discord" });
@@ -29,7 +29,12 @@ export function createDiscordClient(
     partials: [Partials.Channel],
     // Item names and user text may contain @everyone: the bot never pings by accident.
     allowedMentions: { parse: [] },
-    rest: { api: discordRestBase(config.DISCORD_API_URL) },
+    // discord.js queues each route, waits out its bucket from the headers, and keeps this
+    // process under its share of the global limit before sending (ADR 015).
+    rest: {
+      api: discordRestBase(config.DISCORD_API_URL),
+      globalRequestsPerSecond: config.DISCORD_REQUESTS_PER_SECOND,
+    },
     ...shards,
   });
   client.on("error", (err) => log.error({ err }, "discord client error"));

@@ -2,6 +2,9 @@
 // discord.js's own limiter keeps under it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "discord.js";
+import { ConfigError, loadConfig } from "../../src/config/index.ts";
+import { createDiscordClient } from "../../src/discord/client.ts";
+import { createLogger } from "../../src/log.ts";
 import {
   connectClient,
   DISCORD_GLOBAL_LIMIT,
@@ -82,5 +85,21 @@ describe("the double's global rate limit", () => {
 
     expect(made).toHaveLength(120);
     expect(made.filter((r) => r.status !== 200)).toEqual([]);
+  });
+});
+
+describe("the bot's share of the global limit", () => {
+  it("GIVEN DISCORD_REQUESTS_PER_SECOND WHEN the client is built THEN discord.js's REST manager keeps that many per second; unset, Discord's 50; over 50, refused", () => {
+    const logger = createLogger({ level: "silent" });
+    const share = createDiscordClient(loadConfig({ DISCORD_REQUESTS_PER_SECOND: "25" }, "/tmp"), logger);
+    const whole = createDiscordClient(loadConfig({}, "/tmp"), logger);
+    try {
+      expect(share.rest.options.globalRequestsPerSecond).toBe(25);
+      expect(whole.rest.options.globalRequestsPerSecond).toBe(50);
+    } finally {
+      void share.destroy();
+      void whole.destroy();
+    }
+    expect(() => loadConfig({ DISCORD_REQUESTS_PER_SECOND: "60" }, "/tmp")).toThrow(ConfigError);
   });
 });
