@@ -1,12 +1,13 @@
 // `npm run bench`: every scenario against the real app, the sandbox marketplace, the local Discord and
 // Postgres; writes bench/results.json and the tables in bench/README.md and README.md ("Performance").
 // `npm run bench:quick` runs smaller counts for development and writes bench/results.quick.json only.
-// Options: --only latency,snipe,matching,economy,ack,memory,start,throughput   (merged into the previous results)
+// Options: --only latency,snipe,matching,economy,ack,memory,start,throughput,fan-out   (merged into the previous results)
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "prettier";
 import { runAck } from "./ack.ts";
 import { runEconomy } from "./economy.ts";
+import { runFanOut } from "./fanout.ts";
 import { runLatency } from "./latency.ts";
 import { machineSetup, progress } from "./lib/common.ts";
 import { startBenchPostgres, type BenchPostgres } from "./lib/database.ts";
@@ -35,6 +36,7 @@ const SCENARIOS = [
   "scale",
   "ack",
   "throughput",
+  "fan-out",
   "memory",
   "start",
 ] as const;
@@ -82,6 +84,7 @@ const plan = quick
       },
       ack: { rounds: 1, spacingMs: 40, marketLatencyMs: 10_000 },
       throughput: { alerts: 1000, users: 200, budget: { limit: 5, windowMs: 5000 } },
+      fanOut: { users: 1000, armed: 20, budget: { limit: 5, windowMs: 5000 } },
       memory: [
         { rules: 0, runner: "compiled" as const },
         { rules: 100_000, runner: "compiled" as const },
@@ -112,6 +115,7 @@ const plan = quick
       },
       ack: { rounds: 5, spacingMs: 40, marketLatencyMs: 10_000 },
       throughput: { alerts: 2000, users: 200, budget: { limit: 5, windowMs: 5000 } },
+      fanOut: { users: 5000, armed: 50, budget: { limit: 5, windowMs: 5000 } },
       memory: [
         { rules: 0, runner: "compiled" as const },
         { rules: 100_000, runner: "compiled" as const, repeat: 3 },
@@ -162,9 +166,9 @@ async function main(): Promise<void> {
     scenarios.matching = await record("none (in memory)", async () => runMatchingBench(plan.matching));
   });
 
-  const needsDb = (["economy", "latency", "snipe", "scale", "ack", "throughput", "memory"] as const).some(
-    want,
-  );
+  const needsDb = (
+    ["economy", "latency", "snipe", "scale", "ack", "throughput", "fan-out", "memory"] as const
+  ).some(want);
   let postgres: BenchPostgres | undefined;
   if (needsDb) {
     progress("starting the bench database");
@@ -193,6 +197,9 @@ async function main(): Promise<void> {
       });
       await attempt("throughput", async () => {
         scenarios.throughput = await record(pg.description, () => runThroughput(pg, plan.throughput));
+      });
+      await attempt("fan-out", async () => {
+        scenarios.fanOut = await record(pg.description, () => runFanOut(pg, plan.fanOut));
       });
       await attempt("memory", async () => {
         scenarios.memory = await record(pg.description, () =>

@@ -212,7 +212,17 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       logger,
     });
 
-    const context: AppContext = { config, logger, client: ready, deps, database, market, fates, metrics, scheduler };
+    const context: AppContext = {
+      config,
+      logger,
+      client: ready,
+      deps,
+      database,
+      market,
+      fates,
+      metrics,
+      scheduler,
+    };
     const services: BackgroundService[] = [];
     const defaults = overrides.defaultServices === false ? [] : DEFAULT_SERVICES;
     for (const factory of [...defaults, ...(overrides.services ?? [])]) {

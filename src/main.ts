@@ -36,8 +36,14 @@ async function main(): Promise<void> {
     else return runShardManager(config, logger);
   }
   if (shardProcess) {
-    // The manager put this shard's id and the total in the environment, where discord.js reads them.
-    config = { ...config, SHARD_COUNT: undefined };
+    // The manager put this shard's id and the total in the environment, where discord.js reads
+    // them. Every shard process sends (delivery runs in each): they split the global limit.
+    const shards = typeof config.SHARD_COUNT === "number" ? Math.max(1, config.SHARD_COUNT) : 1;
+    config = {
+      ...config,
+      SHARD_COUNT: undefined,
+      DISCORD_REQUESTS_PER_SECOND: Math.max(1, Math.floor(config.DISCORD_REQUESTS_PER_SECOND / shards)),
+    };
   }
 
   let running: { stop(): Promise<void> } | undefined;

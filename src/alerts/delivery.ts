@@ -13,7 +13,7 @@ import {
   type ClaimedMessage,
   type RetryPolicy,
 } from "../db/repos/outbox.ts";
-import { clearDmClosed, markDmClosed } from "../db/repos/users.ts";
+import { clearDmClosed, markDmClosed, rememberDmChannel } from "../db/repos/users.ts";
 import { OutboxPayload } from "./payload.ts";
 import { quietHoursOf, quietState } from "./quietHours.ts";
 import type { AlertSender, AlertTarget, SendResult } from "./sender.ts";
@@ -175,7 +175,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         log.debug(ctx, "alert held for quiet hours");
         return;
       }
-      target = { kind: "dm", userId: row.discordUserId };
+      target = { kind: "dm", userId: row.discordUserId, channelId: row.dmChannelId ?? undefined };
     }
 
     // A pass that has run long (Discord's waits) renews each row's lease before sending it, and
@@ -207,6 +207,8 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
           observeSent(row, alert);
         }
         if (target.kind === "dm" && user.dmClosedAt !== null) await clearDmClosed(opts.prisma, row.userId);
+        if (target.kind === "dm" && outcome.channelId !== undefined && outcome.channelId !== row.dmChannelId)
+          await rememberDmChannel(opts.prisma, row.userId, outcome.channelId);
         log.info({ ...ctx, kind: alert.kind, messageId: outcome.messageId }, "alert sent");
         return;
       case "dm_closed": {
@@ -281,19 +283,23 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       if (rows.length > 0) {
         const users = await deliveryUsers(opts.prisma, [...new Set(rows.map((r) => r.userId))]);
         const byId = new Map(users.map((u) => [u.id, u]));
-        // One lane per target keeps a user's alerts in order; lanes run side by side.
-        const lanes = new Map<string, ClaimedMessage[]>();
-        for (const row of rows) {
-          const key = row.destination === "channel" ? `c${row.channelId}` : `u${row.userId}`;
-          lanes.set(key, [...(lanes.get(key) ?? []), row]);
-        }
-        const queue = [...lanes.values()];
-        const runLane = async (): Promise<void> => {
-          for (let lane = queue.shift(); lane !== undefined; lane = queue.shift()) {
-            for (const row of lane) await deliver(row, byId.get(row.userId), result);
+        // A batch spanning tiers (snipe outcomes, then listings...) finishes one tier before the
+        // next starts, so sends side by side cannot overtake a higher tier (ADR 018).
+        for (const tier of tiersOf(rows)) {
+          // One lane per target keeps a user's alerts in order; lanes run side by side.
+          const lanes = new Map<string, ClaimedMessage[]>();
+          for (const row of tier) {
+            const key = row.destination === "channel" ? `c${row.channelId}` : `u${row.userId}`;
+            lanes.set(key, [...(lanes.get(key) ?? []), row]);
           }
-        };
-        await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, runLane));
+          const queue = [...lanes.values()];
+          const runLane = async (): Promise<void> => {
+            for (let lane = queue.shift(); lane !== undefined; lane = queue.shift()) {
+              for (const row of lane) await deliver(row, byId.get(row.userId), result);
+            }
+          };
+          await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, runLane));
+        }
       }
       totals.runs += 1;
       totals.lastRunAt = new Date();
@@ -306,4 +312,15 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       return { ...totals };
     },
   };
+}
+
+/** Claimed rows cut into runs of one priority tier, in claim order. */
+function tiersOf(rows: readonly ClaimedMessage[]): ClaimedMessage[][] {
+  const tiers: ClaimedMessage[][] = [];
+  for (const row of rows) {
+    const last = tiers[tiers.length - 1];
+    if (last?.[0]?.priority === row.priority) last.push(row);
+    else tiers.push([row]);
+  }
+  return tiers;
 }

@@ -192,7 +192,15 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();
       const result = await queueListingAlerts(
-        { prisma: deps.prisma, logger: deps.logger, index: ruleIndex.index, snipe, fees, salesRate },
+        {
+          prisma: deps.prisma,
+          logger: deps.logger,
+          index: ruleIndex.index,
+          snipe,
+          fees,
+          salesRate,
+          onReleased: () => deliveryLoop.kick(),
+        },
         listings,
         { readAt: meta.readAt, taken },
       );

@@ -9,6 +9,7 @@ import { hitKey, type ArmedHit, type AutoBuyer } from "../snipe/autoBuyer.ts";
 import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
+import { releaseHeldBack } from "../db/repos/outbox.ts";
 import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
 
 export interface ListingAlertDeps {
@@ -24,7 +25,17 @@ export interface ListingAlertDeps {
    * history). Without it, rules with that filter match nothing.
    */
   salesRate?: SalesRate;
+  /**
+   * Longest that ordinary alerts of a listing an armed rule took wait for the armed outcome DMs
+   * to be queued (they are released as soon as they are). Default ARMED_HOLD_MS.
+   */
+  armedHoldMs?: number;
+  /** Told when held alerts become due, so delivery can start at once. */
+  onReleased?: () => void;
 }
+
+/** A live buy's answer can take this long; past it, ordinary alerts go out anyway. */
+export const ARMED_HOLD_MS = 3_000;
 
 export interface ListingAlertResult {
   /** Rule hits the index reported. */
@@ -64,6 +75,18 @@ export async function queueListingAlerts(
   if (armed.length > 0 && deps.snipe) {
     for (const key of await deps.snipe.autoBuyer.act(armed, opts.readAt ?? Date.now())) taken.add(key);
   }
+
+  // A listing's fan-out is written oldest rule first: rows go out in the order they are written.
+  const listingOrder = new Map(listings.map((l, i) => [l.id, i]));
+  hits.sort(
+    (a, b) =>
+      (listingOrder.get(a.listing.id) ?? 0) - (listingOrder.get(b.listing.id) ?? 0) || a.ruleId - b.ruleId,
+  );
+  // Armed rules' outcome DMs go first: ordinary alerts of a listing they took wait until those
+  // are queued (a shadow outcome is written a moment after this, a live one after the buy).
+  const armedKeys = [...taken];
+  const armedListings = new Set(armedKeys.map((k) => k.slice(k.indexOf(":") + 1)));
+  const holdMs = deps.armedHoldMs ?? ARMED_HOLD_MS;
 
   const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
   const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
@@ -106,13 +129,47 @@ export async function queueListingAlerts(
       dedupeKey: dedupeKey.listing(rule.id, listing.id),
       ...destinationOf(rule),
       alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }, fees),
+      ...(armedListings.has(listing.id) && holdMs > 0 ? { holdMs } : {}),
     });
   }
   const written = await writeAlerts(deps.prisma, alerts);
   if (written.length > 0) {
     deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
   }
+  const held = alerts.filter((a) => a.holdMs !== undefined).map((a) => a.dedupeKey);
+  const writtenKeys = new Set(written);
+  const heldWritten = held.filter((k) => writtenKeys.has(k));
+  if (heldWritten.length > 0 && deps.snipe)
+    releaseAfterOutcomes(deps, deps.snipe.autoBuyer, armedKeys, heldWritten);
   return { matched: hits.length, queued: written.length, armed: taken.size };
+}
+
+/**
+ * In the background: once the armed outcomes are queued, the held ordinary alerts are due. If
+ * this never runs (crash, error), they come due on their own when the hold ends.
+ */
+function releaseAfterOutcomes(
+  deps: ListingAlertDeps,
+  autoBuyer: AutoBuyer,
+  armedKeys: readonly string[],
+  held: readonly string[],
+): void {
+  void autoBuyer
+    .outcomesQueued(armedKeys)
+    .then(() => releaseHeldBack(deps.prisma, held))
+    .then((released) => {
+      deps.logger.debug(
+        { released, armed: armedKeys.length },
+        "ordinary alerts released after armed outcomes",
+      );
+      if (released > 0) deps.onReleased?.();
+    })
+    .catch((err: unknown) => {
+      deps.logger.warn(
+        { err, held: held.length },
+        "held alerts not released early; they come due when the hold ends",
+      );
+    });
 }
 
 /**

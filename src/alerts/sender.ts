@@ -1,7 +1,9 @@
 // The seam between alert delivery and Discord: the delivery worker only knows this interface.
 import type { AlertContent } from "./payload.ts";
 
-export type AlertTarget = { kind: "dm"; userId: string } | { kind: "channel"; channelId: string };
+export type AlertTarget =
+  /** `channelId`: the DM channel kept from an earlier DM, if any (saves opening it again). */
+  { kind: "dm"; userId: string; channelId?: string | undefined } | { kind: "channel"; channelId: string };
 
 export interface SendRequest {
   target: AlertTarget;
@@ -17,7 +19,8 @@ export interface SendRequest {
 }
 
 export type SendResult =
-  | { kind: "sent"; messageId: string }
+  /** `channelId`: where it went (for a DM, the channel worth keeping for the next one). */
+  | { kind: "sent"; messageId: string; channelId?: string | undefined }
   /** The user does not accept DMs from the bot (Discord 50007 / 403 on a DM). */
   | { kind: "dm_closed" }
   /** Worth trying again later: 5xx, 429 that surfaced, network trouble. */

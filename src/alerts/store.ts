@@ -20,6 +20,8 @@ export interface NewAlert {
   destination: Destination;
   channelId?: string | null | undefined;
   alert: AlertContent;
+  /** Not claimable for this long: see releaseHeldBack (src/db/repos/outbox.ts). */
+  holdMs?: number | undefined;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function writeAlerts(
     destination: a.destination,
     channelId: a.destination === "channel" ? (a.channelId ?? null) : null,
     payload: toOutboxPayload(a.alert) as Prisma.InputJsonValue,
+    ...(a.holdMs === undefined ? {} : { holdMs: a.holdMs }),
   }));
   return prisma.$transaction(async (tx) => {
     const inserted = rows.length > 0 ? await insertAlertsWithOutbox(tx, rows) : [];

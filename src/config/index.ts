@@ -133,6 +133,12 @@ export const EnvSchema = z.object({
     .transform((v) => (v === "" ? undefined : v))
     .pipe(z.union([z.literal("auto"), z.string().regex(/^\d+$/).transform(Number)]).optional())
     .optional(),
+  /**
+   * Discord allows a bot 50 requests per second in all; this is the share of one bot process,
+   * enforced by discord.js's REST manager. Shard processes split it between them; replicas
+   * (several containers on one token) must be given 50 / replicas each (ADR 018).
+   */
+  DISCORD_REQUESTS_PER_SECOND: intFromEnv(50, 1, 50),
   PLAYGROUND_PORT: intFromEnv(3000, 0, 65535),
   /** Asks for the local playground where it would otherwise be refused (production, a DATABASE_URL). */
   PLAYGROUND: z

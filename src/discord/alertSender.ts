@@ -5,7 +5,7 @@ import { createAlertEngine, type AlertEngine } from "../alerts/engine.ts";
 import type { AlertSender, SendResult } from "../alerts/sender.ts";
 import type { AppContext, BackgroundService } from "../app.ts";
 import type { Logger } from "../log.ts";
-import { sendDm, sendToChannel, type DeliveryResult } from "./dm.ts";
+import { sendDm, sendDmVia, sendToChannel, type DeliveryResult } from "./dm.ts";
 import { renderAlert } from "./render/alerts.ts";
 
 /** When Discord gives no hint, a failed send is tried again after this long (the outbox backs off further). */
@@ -25,9 +25,11 @@ export function createDiscordAlertSender(client: Client, logger: Logger): AlertS
         allowedMentions: { parse: [] },
       };
       const result =
-        target.kind === "dm"
-          ? await sendDm(client, target.userId, message)
-          : await sendToChannel(client, target.channelId, message);
+        target.kind === "channel"
+          ? await sendToChannel(client, target.channelId, message)
+          : target.channelId === undefined
+            ? await sendDm(client, target.userId, message)
+            : await sendDmVia(client, target.userId, target.channelId, message);
       const mapped = toSendResult(result, target.kind);
       if (mapped.kind !== "sent")
         log.debug({ target: target.kind, outcome: mapped.kind, result }, "alert not sent");
@@ -37,7 +39,7 @@ export function createDiscordAlertSender(client: Client, logger: Logger): AlertS
 }
 
 export function toSendResult(result: DeliveryResult, target: "dm" | "channel"): SendResult {
-  if (result.ok) return { kind: "sent", messageId: result.messageId };
+  if (result.ok) return { kind: "sent", messageId: result.messageId, channelId: result.channelId };
   switch (result.reason) {
     case "dms_closed":
       return target === "dm"

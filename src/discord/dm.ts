@@ -2,8 +2,11 @@
 // outcomes the caller acts on (tell the user, disable a channel rule), not exceptions.
 import {
   DiscordAPIError,
+  MessagePayload,
   RateLimitError,
   RESTJSONErrorCodes,
+  Routes,
+  type APIMessage,
   type Client,
   type MessageCreateOptions,
 } from "discord.js";
@@ -31,6 +34,35 @@ export async function sendDm(
     const sent = await channel.send(message);
     return { ok: true, messageId: sent.id, channelId: channel.id };
   } catch (error) {
+    return failureOf(error);
+  }
+}
+
+/**
+ * A DM through the channel kept from an earlier one: one request instead of two (no
+ * POST /users/@me/channels), which at Discord's 50 requests a second doubles a fan-out's pace.
+ * Posted straight to the channel route, since discord.js would otherwise fetch or open the
+ * channel first; its REST manager still queues the route and keeps the global limit. A kept
+ * channel Discord no longer knows falls back to opening the DM.
+ */
+export async function sendDmVia(
+  client: Client,
+  userId: string,
+  channelId: string,
+  message: MessageCreateOptions,
+): Promise<DeliveryResult> {
+  if (client.user === null) return sendDm(client, userId, message);
+  try {
+    // The target only lends its client's options (mentions, nonce rules) to the payload.
+    const { body, files } = await MessagePayload.create(client.user, message).resolveBody().resolveFiles();
+    const sent = (await client.rest.post(Routes.channelMessages(channelId), {
+      body,
+      files: files ?? [],
+    })) as APIMessage;
+    return { ok: true, messageId: sent.id, channelId };
+  } catch (error) {
+    if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownChannel)
+      return sendDm(client, userId, message);
     return failureOf(error);
   }
 }

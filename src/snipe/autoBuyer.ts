@@ -60,6 +60,11 @@ export interface AutoBuyer {
   act(hits: readonly ArmedHit[], readAt: number): Promise<Set<string>>;
   /** Resolves when no purchase is in flight (shutdown, tests). */
   idle(): Promise<void>;
+  /**
+   * Resolves once the outcome DMs of these hits (`ruleId:listingId`) are queued, or at once for
+   * hits with nothing in flight: ordinary alerts of the same listing wait for this (ADR 018).
+   */
+  outcomesQueued(keys: Iterable<string>): Promise<void>;
 }
 
 export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}:${listingId}`;
@@ -78,6 +83,8 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   /** Per user, the tail of their purchases: one buy at a time per user. */
   const lanes = new Map<number, Promise<void>>();
   const inFlight = new Set<Promise<void>>();
+  /** Per hit key, the work that ends with its outcome DM queued. */
+  const outcomes = new Map<string, Promise<void>>();
 
   function inLane(userId: number, fn: () => Promise<void>): Promise<void> {
     const run = (lanes.get(userId) ?? Promise.resolve()).then(fn, fn);
@@ -373,13 +380,28 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       results.forEach((r, i) => {
         const hit = hits[i];
         if (hit === undefined || !r.taken) return;
-        taken.add(hitKey(hit.ruleId, hit.listing.id));
-        if (r.work) track(r.work());
+        const key = hitKey(hit.ruleId, hit.listing.id);
+        taken.add(key);
+        if (r.work) {
+          const work = r.work();
+          track(work);
+          outcomes.set(key, work);
+          void work.finally(() => {
+            if (outcomes.get(key) === work) outcomes.delete(key);
+          });
+        }
       });
       return taken;
     },
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async outcomesQueued(keys) {
+      const waits = [...keys].flatMap((k) => {
+        const work = outcomes.get(k);
+        return work === undefined ? [] : [work];
+      });
+      await Promise.allSettled(waits);
     },
   };
 }

@@ -37,6 +37,31 @@ export interface NewAlert {
   payload: Prisma.InputJsonValue;
   /** `held` during the user's quiet hours: kept for the digest instead of sent. */
   status?: "pending" | "held";
+  /**
+   * Not claimable for this long (database clock): ordinary alerts of a listing wait while armed
+   * rules' outcomes are written, then are released at once (releaseHeldBack).
+   */
+  holdMs?: number;
+}
+
+/**
+ * Outbox claim order by kind, lower first (ADR 018): what an armed rule did with the user's
+ * money, then other money and trade news, then listings, then reports. Within a tier, rows go
+ * out by due time and id, and a listing's fan-out is written oldest rule first.
+ */
+export function priorityOf(kind: AlertKind): number {
+  switch (kind) {
+    case "auto_buy":
+      return 0;
+    case "listing":
+    case "digest":
+    case "feed_gap":
+      return 20;
+    case "weekly_report":
+      return 30;
+    default:
+      return 10;
+  }
 }
 
 export interface InsertedAlert {
@@ -73,19 +98,26 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
         ${col((a) => a.destination)}::destination[],
         ${col((a) => a.channelId ?? null)}::text[],
         ${col((a) => JSON.stringify(a.payload))}::jsonb[],
-        ${col((a) => a.status ?? "pending")}::outbox_status[]
-      ) AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status)
+        ${col((a) => a.status ?? "pending")}::outbox_status[],
+        ${col((a) => priorityOf(a.kind))}::smallint[],
+        ${col((a) => Math.max(0, Math.round(a.holdMs ?? 0)))}::int[]
+      ) WITH ORDINALITY
+        AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status,
+             priority, hold_ms, ord)
     ),
     inserted AS (
       INSERT INTO alert_log (user_id, rule_id, kind, subject_id, version, dedupe_key)
-      SELECT user_id, rule_id, kind, subject_id, version, dedupe_key FROM input
+      SELECT user_id, rule_id, kind, subject_id, version, dedupe_key FROM input ORDER BY ord
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id, dedupe_key
     ),
+    -- Ids follow the input's order: within a tier, that is the order rows are claimed in.
     queued AS (
-      INSERT INTO outbox (alert_id, user_id, destination, channel_id, payload, status)
-      SELECT inserted.id, input.user_id, input.destination, input.channel_id, input.payload, input.status
+      INSERT INTO outbox (alert_id, user_id, destination, channel_id, payload, status, priority, next_attempt_at)
+      SELECT inserted.id, input.user_id, input.destination, input.channel_id, input.payload, input.status,
+             input.priority, now() + input.hold_ms * interval '1 millisecond'
       FROM inserted JOIN input USING (dedupe_key)
+      ORDER BY input.ord
       RETURNING id, alert_id
     ),
     counted AS (

@@ -15,6 +15,8 @@ export interface ClaimedMessage {
   alertId: number | null;
   userId: number;
   discordUserId: string;
+  /** The bot's DM channel with the user, when one is kept (users.dm_channel_id). */
+  dmChannelId: string | null;
   destination: Destination;
   channelId: string | null;
   /** The rendered message as stored: the delivery worker validates it. */
@@ -22,6 +24,8 @@ export interface ClaimedMessage {
   /** Including this attempt. */
   attempts: number;
   createdAt: Date;
+  /** Claim tier, lower first (src/db/repos/alerts.ts priorityOf). */
+  priority: number;
 }
 
 const ClaimedRow = z.object({
@@ -29,29 +33,48 @@ const ClaimedRow = z.object({
   alert_id: z.bigint().nullable(),
   user_id: z.number().int(),
   discord_user_id: z.string(),
+  dm_channel_id: z.string().nullable(),
   destination: z.enum(["dm", "channel"]),
   channel_id: z.string().nullable(),
   payload: z.unknown(),
   attempts: z.number().int(),
   created_at: z.date(),
+  priority: z.number().int(),
+  next_attempt_at: z.date(),
 });
 
 /**
  * Claims up to `limit` due rows for `workerId` for `leaseMs`: pending rows whose time has come,
- * and rows still `sending` whose lease ran out (their worker died). Oldest first.
+ * and rows still `sending` whose lease ran out (their worker died). In claim order: priority
+ * tier, then due time, then id (ADR 018). Each branch reads the (status, priority,
+ * next_attempt_at, id) index in that order and stops at `limit`; a row not yet due stays out,
+ * whatever its tier.
  */
 export async function claimDue(
   db: Db,
   opts: { workerId: string; limit: number; leaseMs: number },
 ): Promise<ClaimedMessage[]> {
+  // Two branches, not one OR: an OR of two statuses cannot be read from one index in order.
+  // Rows a branch locks but the final LIMIT leaves out are unlocked when the statement ends.
   const rows = await db.$queryRaw<unknown[]>`
-    WITH due AS (
-      SELECT id FROM outbox
-       WHERE (status = 'pending' AND next_attempt_at <= now())
-          OR (status = 'sending' AND locked_until < now())
-       ORDER BY next_attempt_at, id
+    WITH pending_due AS (
+      SELECT id, priority, next_attempt_at FROM outbox
+       WHERE status = 'pending' AND next_attempt_at <= now()
+       ORDER BY priority, next_attempt_at, id
        LIMIT ${opts.limit}
        FOR UPDATE SKIP LOCKED
+    ),
+    lease_expired AS (
+      SELECT id, priority, next_attempt_at FROM outbox
+       WHERE status = 'sending' AND locked_until < now()
+       ORDER BY priority, next_attempt_at, id
+       LIMIT ${opts.limit}
+       FOR UPDATE SKIP LOCKED
+    ),
+    due AS (
+      SELECT id, priority FROM (SELECT * FROM pending_due UNION ALL SELECT * FROM lease_expired) c
+       ORDER BY priority, next_attempt_at, id
+       LIMIT ${opts.limit}
     )
     UPDATE outbox o
        SET status = 'sending',
@@ -60,24 +83,32 @@ export async function claimDue(
            attempts = o.attempts + 1
       FROM due, users u
      WHERE o.id = due.id AND u.id = o.user_id
-    RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, o.destination::text AS destination,
-              o.channel_id, o.payload, o.attempts, o.created_at`;
-  return rows
-    .map((r) => {
-      const row = ClaimedRow.parse(r);
-      return {
-        id: idFromDb(row.id),
-        alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
-        userId: row.user_id,
-        discordUserId: row.discord_user_id,
-        destination: row.destination,
-        channelId: row.channel_id,
-        payload: row.payload,
-        attempts: row.attempts,
-        createdAt: row.created_at,
-      };
-    })
-    .sort((a, b) => a.id - b.id);
+    RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
+              o.destination::text AS destination,
+              o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at`;
+  return (
+    rows
+      .map((r) => {
+        const row = ClaimedRow.parse(r);
+        return {
+          id: idFromDb(row.id),
+          alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
+          userId: row.user_id,
+          discordUserId: row.discord_user_id,
+          dmChannelId: row.dm_channel_id,
+          destination: row.destination,
+          channelId: row.channel_id,
+          payload: row.payload,
+          attempts: row.attempts,
+          createdAt: row.created_at,
+          priority: row.priority,
+          dueAt: row.next_attempt_at.getTime(),
+        };
+      })
+      // RETURNING has no order of its own: put the batch back in claim order.
+      .sort((a, b) => a.priority - b.priority || a.dueAt - b.dueAt || a.id - b.id)
+      .map(({ dueAt: _dueAt, ...row }) => row)
+  );
 }
 
 /**
@@ -186,6 +217,19 @@ export async function markFailed(
          WHERE id = ${id} AND status = 'sending' AND locked_by = ${workerId}`;
   if (count === 0) return "lost_lease";
   return giveUp ? "failed" : "retry";
+}
+
+/**
+ * Makes alerts written with a hold (NewAlert.holdMs) due now, by dedupe key: rows never tried
+ * and still waiting only, so a retry's wait is never cut short. Returns how many were released.
+ */
+export async function releaseHeldBack(db: Db, dedupeKeys: readonly string[]): Promise<number> {
+  if (dedupeKeys.length === 0) return 0;
+  return db.$executeRaw`
+    UPDATE outbox o SET next_attempt_at = now()
+      FROM alert_log a
+     WHERE a.dedupe_key = ANY(${[...dedupeKeys]}::text[]) AND o.alert_id = a.id
+       AND o.status = 'pending' AND o.attempts = 0 AND o.next_attempt_at > now()`;
 }
 
 /** Puts this worker's unfinished claims back (graceful shutdown), without counting the attempt. */

@@ -31,7 +31,8 @@ import {
   type RegisteredCommand,
   type StoredMessage,
 } from "./model.ts";
-import { createRest, type SendBudget } from "./rest.ts";
+import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
+import { createRest } from "./rest.ts";
 import { DiscordApiFailure, findComponent, MessageBody, rateLimited } from "./validation.ts";
 import { World, type DoubleEvents, type InteractionRecord, type InteractionResponse } from "./world.ts";
 
@@ -54,6 +55,8 @@ export interface DiscordDoubleOptions {
   readonly maxConcurrency?: number;
   /** Per-channel message budget answering 429 when exceeded. Off by default. */
   readonly sendBudget?: SendBudget;
+  /** The bot's global request limit; default Discord's 50/s, false: none. */
+  readonly globalLimit?: GlobalLimit | false;
 }
 
 export interface InteractionHandle {
@@ -98,6 +101,8 @@ export interface DiscordDouble {
   readonly faults: { add(spec: FaultSpec): void; clear(): void; readonly pending: number };
   interactionTokenTtlMs: number;
   sendBudget: SendBudget | undefined;
+  /** The bot's global request limit in force (undefined: none). */
+  globalLimit: GlobalLimit | undefined;
   /** From now on, sends to this user's DM channel answer 403 code 50007. */
   closeDms(userId: string): void;
   openDms(userId: string): void;
@@ -172,6 +177,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
   const world = new World(applicationId, bot, users, guilds);
   let interactionTokenTtlMs = options.interactionTokenTtlMs ?? 3000;
   let sendBudget = options.sendBudget;
+  let globalLimit = options.globalLimit === false ? undefined : (options.globalLimit ?? DISCORD_GLOBAL_LIMIT);
   const faults: { spec: FaultSpec; left: number }[] = [];
   let address = "";
 
@@ -213,6 +219,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     gatewayUrl: () => `ws://${address}/gateway`,
     maxConcurrency: options.maxConcurrency ?? 1,
     sendBudget: () => sendBudget,
+    globalLimit: () => globalLimit,
   });
 
   const server: Server = createServer((req, res) => {
@@ -422,6 +429,12 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     },
     set sendBudget(budget: SendBudget | undefined) {
       sendBudget = budget;
+    },
+    get globalLimit() {
+      return globalLimit;
+    },
+    set globalLimit(limit: GlobalLimit | undefined) {
+      globalLimit = limit;
     },
     closeDms(userId) {
       world.closedDms.add(userId);

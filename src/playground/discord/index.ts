@@ -38,6 +38,6 @@ export type {
   StoredAttachment,
   StoredMessage,
 } from "./model.ts";
-export type { SendBudget } from "./rest.ts";
+export { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 export type { DoubleEvents, InteractionKind, InteractionRecord, InteractionResponse } from "./world.ts";
 export { snowflake, snowflakeTime } from "./snowflake.ts";

@@ -10,8 +10,8 @@ import {
   MessageBody,
   ModalData,
   parseOrFail,
-  rateLimited,
 } from "./validation.ts";
+import { channelSendBudget, globalRequestLimit, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { WEBHOOK_TOKEN_TTL_MS, type InteractionRecord, type World } from "./world.ts";
 
 /** How long Discord remembers an enforced nonce ("the past few minutes"). */
@@ -25,18 +25,14 @@ export interface RestRequest {
   readonly authorized: boolean;
 }
 
-export interface SendBudget {
-  /** Messages per channel per window before 429. */
-  readonly limit: number;
-  readonly windowMs: number;
-}
-
 export interface RestContext {
   readonly world: World;
   readonly baseUrl: () => string;
   readonly gatewayUrl: () => string;
   readonly maxConcurrency: number;
   readonly sendBudget: () => SendBudget | undefined;
+  /** The bot's global limit on authenticated requests; undefined: none. */
+  readonly globalLimit: () => GlobalLimit | undefined;
 }
 
 type Handler = (req: RestRequest, params: string[]) => RestResult | Promise<RestResult>;
@@ -51,12 +47,10 @@ interface Route {
 const ID = "(\\d+)";
 const ANY = "([^/]+)";
 
-/** Headers-only budget when no send budget is configured: generous, never refused. */
-const DEFAULT_HEADER_BUDGET: SendBudget = { limit: 1000, windowMs: 1000 };
-
 export function createRest(ctx: RestContext): (req: RestRequest) => Promise<RestResult> {
   const { world } = ctx;
-  const windows = new Map<string, { count: number; resetAt: number; budget: SendBudget }>();
+  const sendBudget = channelSendBudget(ctx.sendBudget);
+  const globalLimit = globalRequestLimit(ctx.globalLimit);
 
   const json = (body: unknown, headers?: Record<string, string>): RestResult =>
     headers ? { status: 200, body, headers } : { status: 200, body };
@@ -95,32 +89,6 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
   const messageBody = (body: ParsedBody) => parseOrFail(MessageBody, body.json ?? {});
   /** Nonces sent with enforce_nonce, per bot (the only author here): nonce -> first message. */
   const nonces = new Map<string, { messageId: string; at: number }>();
-
-  /** Counts a send against the channel's window and builds the x-ratelimit-* headers. */
-  const sendBudget = (channelId: string): Record<string, string> => {
-    const budget = ctx.sendBudget();
-    const current = budget ?? DEFAULT_HEADER_BUDGET;
-    const { limit, windowMs } = current;
-    const now = Date.now();
-    let window = windows.get(channelId);
-    // A new budget starts a fresh window: counts under the previous setting do not carry over.
-    if (!window || now >= window.resetAt || window.budget !== current) {
-      window = { count: 0, resetAt: now + windowMs, budget: current };
-      windows.set(channelId, window);
-    }
-    const resetAfter = Math.max(0, window.resetAt - now) / 1000;
-    const base = {
-      "x-ratelimit-limit": String(limit),
-      "x-ratelimit-reset": (window.resetAt / 1000).toFixed(3),
-      "x-ratelimit-reset-after": resetAfter.toFixed(3),
-      "x-ratelimit-bucket": `double-messages-${limit}`,
-    };
-    if (budget && window.count >= limit) {
-      throw rateLimited(resetAfter, { ...base, "x-ratelimit-remaining": "0" });
-    }
-    window.count += 1;
-    return { ...base, "x-ratelimit-remaining": String(Math.max(0, limit - window.count)) };
-  };
 
   const callback: Handler = (req, [id = "", token = ""]) => {
     const record = world.interactions.get(id);
@@ -390,10 +358,11 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
       const match = r.pattern.exec(req.path);
       if (!match) continue;
       if (r.auth && !req.authorized) throw new DiscordApiFailure(401, 0, "401: Unauthorized");
+      if (r.auth) globalLimit();
       return r.handler(req, match.slice(1));
     }
     throw new DiscordApiFailure(404, 0, "404: Not Found");
   };
 }
 
-export type { UploadedFile };
+export type { GlobalLimit, SendBudget, UploadedFile };

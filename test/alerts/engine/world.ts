@@ -17,6 +17,8 @@ import {
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 import {
   connectClient,
+  DEFAULT_IDS,
+  defaultUsers,
   startDiscordDouble,
   type DiscordDouble,
   type DoubleUser,
@@ -57,7 +59,12 @@ export const FAST_CONFIG = {
 } as const;
 
 export async function startWorld(
-  opts: { sandboxClock?: () => number; sandboxRateLimit?: RateLimitOptions } = {},
+  opts: {
+    sandboxClock?: () => number;
+    sandboxRateLimit?: RateLimitOptions;
+    /** Discord users besides alice and bob. */
+    users?: readonly DoubleUser[];
+  } = {},
 ): Promise<World> {
   const logger = createLogger({ level: "silent" });
   const sandbox = await startSandbox({
@@ -67,7 +74,9 @@ export async function startWorld(
   });
   const db = await freshDatabase();
   const market = createMarketClient({ baseUrl: sandbox.baseUrl, logger, retry: { attempts: 1 } });
-  const double = await startDiscordDouble();
+  const double = await startDiscordDouble(
+    opts.users ? { users: [...defaultUsers(DEFAULT_IDS.application).humans, ...opts.users] } : {},
+  );
   const client = await connectClient(double);
   const vault = createKeyVault(randomBytes(32));
   const sender = createDiscordAlertSender(client, logger);
