@@ -4,7 +4,8 @@ import type { Listing, Trade } from "../market/schemas.ts";
 import { discountPercent } from "../money.ts";
 import { dealOf } from "./deal.ts";
 import type { AppliedExtra, ListingAlert, TradeAlert } from "./payload.ts";
-import { describeFilters, referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
+import { describeFilters } from "./describeFilters.ts";
+import { referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
 
 /** Dedupe keys: one place, so two pollers (or two replicas) can never spell one alert two ways. */
 export const dedupeKey = {

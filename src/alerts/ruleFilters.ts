@@ -174,8 +174,6 @@ export function ruleFromOptions(options: RuleOptions, context: RuleContext = {})
   return RuleFilters.parse(f);
 }
 
-export { describeFilters } from "./describeFilters.ts";
-
 // ---------------------------------------------------------------------------------------------
 // Matching: the meaning of every filter lives below, and only here.
 

@@ -8,7 +8,8 @@ import { CATEGORY, type Listing } from "../market/schemas.ts";
 import { safeUserText } from "../input/parse.ts";
 import * as rulesRepo from "../db/repos/rules.ts";
 import { ensureUser, getUserByDiscordId } from "../db/repos/users.ts";
-import { describeFilters, matchesListing, RuleFilters } from "./ruleFilters.ts";
+import { describeFilters } from "./describeFilters.ts";
+import { matchesListing, RuleFilters } from "./ruleFilters.ts";
 import { ruleNamesLike, type Db } from "./store.ts";
 
 export const MAX_RULE_NAME = 50;

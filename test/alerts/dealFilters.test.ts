@@ -1,12 +1,8 @@
 // Deal-quality filters: net profit after the fee, instant exit, fade, blue gem, float rank and sticker value, from options to meaning.
 import { describe, expect, it } from "vitest";
 import { stickerValueCents } from "../../src/alerts/deal.ts";
-import {
-  describeFilters,
-  matchesListing,
-  RuleFilters,
-  ruleFromOptions,
-} from "../../src/alerts/ruleFilters.ts";
+import { describeFilters } from "../../src/alerts/describeFilters.ts";
+import { matchesListing, RuleFilters, ruleFromOptions } from "../../src/alerts/ruleFilters.ts";
 import { UserFacingError } from "../../src/errors.ts";
 import { feeModel } from "../../src/market/fees.ts";
 import { Sticker } from "../../src/market/schemas.ts";

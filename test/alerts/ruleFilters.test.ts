@@ -1,8 +1,8 @@
 // Watch-rule filters: the stored schema, building from options, the description line, and each filter's meaning.
 import { describe, expect, it } from "vitest";
 import { UserFacingError } from "../../src/errors.ts";
+import { describeFilters } from "../../src/alerts/describeFilters.ts";
 import {
-  describeFilters,
   matchesListing,
   referencePriceOf,
   RuleFilters,
