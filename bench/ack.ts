@@ -15,7 +15,7 @@ import {
 } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { benchUsers, shuffle } from "./lib/population.ts";
-import { startBenchWorld, type BenchWorld } from "./lib/world.ts";
+import { linkTrader, startBenchWorld, type BenchWorld } from "./lib/world.ts";
 
 export interface AckOptions {
   /** Times each command runs per mode (each round with a user of its own). */
@@ -76,24 +76,9 @@ function leafCommands(world: BenchWorld): string[] {
   return out;
 }
 
-async function linkTrader(world: BenchWorld, discord: DoubleUser, name: string): Promise<Trader> {
-  const market = world.sandbox.control.createUser({ name, balance: 1_000_000 });
-  const vault = world.app.vault;
-  // The sealed key is bound to the user's row: the row first, then its key.
-  const row = await world.db.prisma.user.create({ data: { discordId: discord.id, status: "unlinked" } });
-  const user = await world.db.prisma.user.update({
-    where: { id: row.id },
-    data: {
-      encryptedKey: vault.encrypt(market.apiKey, row.id),
-      keyId: vault.keyId,
-      keyFingerprint: vault.fingerprint(market.apiKey),
-      platformId: market.platformId,
-      platformName: market.name,
-      status: "active",
-      linkedAt: new Date(),
-    },
-  });
-  return { discord, market, dbId: user.id };
+async function traderOf(world: BenchWorld, discord: DoubleUser, name: string): Promise<Trader> {
+  const t = await linkTrader(world, discord.id, name);
+  return { discord, market: t.market, dbId: t.dbId };
 }
 
 /** One round's samples: fixtures made in the sandbox and the database first, so every option is valid. */
@@ -243,8 +228,8 @@ export async function runAck(postgres: BenchPostgres, opts: AckOptions): Promise
     for (let m = 0; m < modes.length; m++) {
       const rounds: Sample[][] = [];
       for (let r = 0; r < opts.rounds; r++) {
-        const trader = await linkTrader(world, people[k++] as DoubleUser, `ack_${m}_${r}`);
-        const unlinker = await linkTrader(world, people[k++] as DoubleUser, `ack_unlink_${m}_${r}`);
+        const trader = await traderOf(world, people[k++] as DoubleUser, `ack_${m}_${r}`);
+        const unlinker = await traderOf(world, people[k++] as DoubleUser, `ack_unlink_${m}_${r}`);
         rounds.push(await roundSamples(world, client, trader, unlinker, r));
       }
       plan.push(rounds);

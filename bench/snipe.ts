@@ -15,7 +15,7 @@ import {
 } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { assignOwners, benchUsers, insertRules, insertUsers, ruleSet } from "./lib/population.ts";
-import { startBenchWorld, type BenchWorld } from "./lib/world.ts";
+import { linkTrader, startBenchWorld, type BenchWorld } from "./lib/world.ts";
 
 export interface SnipeOptions {
   /** Rules in all, armed ones included. */
@@ -53,27 +53,13 @@ const ARMED_ITEM = (i: number) => `Snipe Bench | Target ${i} (Pristine)`;
 
 /** Traders linked as /account link would store them, with the caps live arming needs. */
 async function linkTraders(world: BenchWorld, discordIds: readonly string[]): Promise<number[]> {
-  const vault = world.app.vault;
   const ids: number[] = [];
   for (const [i, discordId] of discordIds.entries()) {
-    const market = world.sandbox.control.createUser({ name: `sniper_${i}`, balance: 1_000_000_000 });
-    const row = await world.db.prisma.user.create({ data: { discordId, status: "unlinked" } });
-    await world.db.prisma.user.update({
-      where: { id: row.id },
-      data: {
-        encryptedKey: vault.encrypt(market.apiKey, row.id),
-        keyId: vault.keyId,
-        keyFingerprint: vault.fingerprint(market.apiKey),
-        platformId: market.platformId,
-        platformName: market.name,
-        status: "active",
-        linkedAt: new Date(),
-        perPurchaseCapCents: null,
-        dailyCapCents: 100_000_000_000n,
-        alertListing: true,
-      },
+    const t = await linkTrader(world, discordId, `sniper_${i}`, {
+      balance: 1_000_000_000,
+      caps: { perPurchaseCents: null, dailyCents: 100_000_000_000n },
     });
-    ids.push(row.id);
+    ids.push(t.dbId);
   }
   return ids;
 }

@@ -118,3 +118,41 @@ export async function startBenchWorld(opts: BenchWorldOptions): Promise<BenchWor
     throw error;
   }
 }
+
+/** A Discord user linked to a sandbox account, stored as /account link would store it. */
+export interface LinkedTrader {
+  discordId: string;
+  market: { name: string; platformId: string; apiKey: string };
+  dbId: number;
+}
+
+/**
+ * Links `discordId` to a new sandbox account with `balance` cents: the user row first, then its
+ * sealed key (bound to the row). `caps` overrides the default spend caps (null: no cap).
+ */
+export async function linkTrader(
+  world: BenchWorld,
+  discordId: string,
+  name: string,
+  opts: { balance?: number; caps?: { perPurchaseCents: bigint | null; dailyCents: bigint | null } } = {},
+): Promise<LinkedTrader> {
+  const market = world.sandbox.control.createUser({ name, balance: opts.balance ?? 1_000_000 });
+  const vault = world.app.vault;
+  const row = await world.db.prisma.user.create({ data: { discordId, status: "unlinked" } });
+  await world.db.prisma.user.update({
+    where: { id: row.id },
+    data: {
+      encryptedKey: vault.encrypt(market.apiKey, row.id),
+      keyId: vault.keyId,
+      keyFingerprint: vault.fingerprint(market.apiKey),
+      platformId: market.platformId,
+      platformName: market.name,
+      status: "active",
+      linkedAt: new Date(),
+      ...(opts.caps === undefined
+        ? {}
+        : { perPurchaseCapCents: opts.caps.perPurchaseCents, dailyCapCents: opts.caps.dailyCents }),
+    },
+  });
+  return { discordId, market, dbId: row.id };
+}
