@@ -45,6 +45,10 @@ export interface ScaleResult {
   refused429: number;
   requests: number;
   scheduler: { sent: Record<string, number>; source: string; addressRefusals: number };
+  /** The feed during the run: cycles, failures, gaps (a listing given up would be one). */
+  feed: { cycles: number; failures: number; gaps: number; pages: number };
+  /** Each watched listing's detection, in the order they were created (for diagnosis). */
+  detectionTimeline: { atS: number; ms: number | null }[];
   problems: Record<string, number>;
 }
 
@@ -215,10 +219,13 @@ export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Pro
       if (!firstAlert.has(key) || t < (firstAlert.get(key) as number)) firstAlert.set(key, t);
     }
     const detection: number[] = [];
+    const detectionTimeline: ScaleResult["detectionTimeline"] = [];
     for (const [id, at] of created) {
       const t = firstAlert.get(`listing:${id}`);
       if (t !== undefined) detection.push(t - at);
+      detectionTimeline.push({ atS: Math.round((at - start) / 100) / 10, ms: t === undefined ? null : t - at });
     }
+    const feedStats = engine.stats().feed;
     const saleToAlert: number[] = [];
     let beforeDeadline = 0;
     for (const s of sales) {
@@ -252,6 +259,13 @@ export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Pro
       refused429,
       requests: stats.total,
       scheduler: { sent: sched.sent, source: sched.source, addressRefusals: sched.addressRefusals },
+      feed: {
+        cycles: feedStats.cycles,
+        failures: feedStats.failures,
+        gaps: feedStats.gaps,
+        pages: feedStats.pagesFetched,
+      },
+      detectionTimeline,
       problems: world.logs.summary(),
     };
   } finally {

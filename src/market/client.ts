@@ -410,7 +410,12 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       const durationMs = performance.now() - t0;
       const observed = readRateLimitHeaders(res.headers, res.status, Date.now());
       permit.release(observed);
-      if (res.status === 429) options.scheduler?.refused(fingerprint, observed.retryAfterMs);
+      if (res.status === 429) {
+        // Headers saying the key had nothing left: its own limit, not the address's.
+        options.scheduler?.refused(fingerprint, observed.retryAfterMs, {
+          keyExhausted: observed.remaining === 0,
+        });
+      }
       report({ endpoint, status: res.status, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
       log.debug({ endpoint, status: res.status, durationMs: Math.round(durationMs), attempt }, "market call");
 

@@ -58,8 +58,12 @@ export interface SchedulerStats {
 export interface Scheduler {
   /** Resolves when a request of this priority may leave; counts it as sent from then. */
   admit(priority: Priority): Promise<void>;
-  /** A 429 for this key (hashed): several keys refused together teach the address budget. */
-  refused(fingerprint: string, retryAfterMs: number | undefined): void;
+  /**
+   * A 429 for this key (hashed): several keys refused together teach the address budget. A
+   * refusal whose headers say the key itself had no budget left (`keyExhausted`) is the key's
+   * own limit and teaches nothing about the address.
+   */
+  refused(fingerprint: string, retryAfterMs: number | undefined, opts?: { keyExhausted?: boolean }): void;
   /**
    * Requests per second this priority can count on now (Infinity while no budget is known):
    * background pollers size their cycles with it.
@@ -166,14 +170,13 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
   function pump(): void {
     const t = now();
     prune(t);
-    // Highest priority first, then arrival order; a waiter that may not go does not block a
-    // higher-ranked one behind it, but lower ranks never overtake a blocked higher rank.
+    // Highest priority first, then arrival order. A waiter held back by its own ceiling does not
+    // hold back a lower rank whose ceiling is higher (deadline polls stop at 55%, the feed at 80%):
+    // the ceilings are what keeps each share, the order only decides who goes first.
     waiting.sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
-    let blockedRank = Infinity;
     for (let i = 0; i < waiting.length;) {
       const w = waiting[i] as Waiter;
-      if (RANK[w.priority] > blockedRank || !allowed(w.priority, t)) {
-        blockedRank = Math.min(blockedRank, RANK[w.priority]);
+      if (!allowed(w.priority, t)) {
         i += 1;
         continue;
       }
@@ -198,7 +201,8 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
     admit(priority) {
       const t = now();
       prune(t);
-      const ahead = waiting.some((w) => RANK[w.priority] <= RANK[priority]);
+      // Someone of this rank or above who may go now goes first.
+      const ahead = waiting.some((w) => RANK[w.priority] <= RANK[priority] && allowed(w.priority, t));
       if (!ahead && allowed(priority, t)) {
         record(priority, t);
         return Promise.resolve();
@@ -208,7 +212,8 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
         pump();
       });
     },
-    refused(fingerprint, retryAfterMs) {
+    refused(fingerprint, retryAfterMs, opts = {}) {
+      if (opts.keyExhausted === true) return;
       const t = now();
       refusedAt.push(t);
       while (refusedAt.length > 0 && (refusedAt[0] as number) < t - learnedWindowMs) refusedAt.shift();

@@ -106,3 +106,24 @@ describe("MARKET_ADDRESS_BUDGET", () => {
     expect(() => parseAddressBudget("0/5m")).toThrow(/at least 1 request/);
   });
 });
+
+describe("address scheduler: ceilings, not rank, hold a request back", () => {
+  it("GIVEN deadline polls waiting at their 55% ceiling WHEN the feed asks THEN the feed still goes, up to its 80%", async () => {
+    const s = createScheduler({ budget: { limit: 20, windowMs: 1000 } });
+    const log: string[] = [];
+    ask(s, "deadline", 15, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toHaveLength(11); // 55% of 20
+    ask(s, "feed", 6, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.filter((p) => p === "feed")).toHaveLength(5); // up to 16 in the window (80%)
+    expect(s.stats().waiting).toMatchObject({ deadline: 4, feed: 1 });
+  });
+
+  it("GIVEN two keys refused at once WHEN their headers say each key had spent its own budget THEN nothing is learned about the address", () => {
+    const s = createScheduler({ learnedWindowMs: 60_000 });
+    s.refused("key-a", 1000, { keyExhausted: true });
+    s.refused("key-b", 1000, { keyExhausted: true });
+    expect(s.stats()).toMatchObject({ source: "none", addressRefusals: 0, heldUntil: undefined });
+  });
+});
