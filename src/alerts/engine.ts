@@ -172,6 +172,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     startedAt: now().getTime(),
     ...(deps.feed?.maxPages === undefined ? {} : { maxPages: deps.feed.maxPages }),
     ...(deps.feed?.minIntervalMs === undefined ? {} : { minIntervalMs: deps.feed.minIntervalMs }),
+    addressSpacingMs: () => deps.scheduler?.feedSpacingMs() ?? 0,
     ...(deps.feed?.maxCatchUpMs === undefined ? {} : { maxCatchUpMs: deps.feed.maxCatchUpMs }),
     ...(deps.feed?.startSkewMs === undefined ? {} : { startSkewMs: deps.feed.startSkewMs }),
     onGap: async (gap) => {

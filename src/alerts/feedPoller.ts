@@ -93,6 +93,11 @@ export interface FeedPollerOptions {
   intervalMs: number;
   /** Fastest pace when the budget is generous; defaults to a quarter of intervalMs. */
   minIntervalMs?: number;
+  /**
+   * The shortest spacing the address's budget allows the feed (src/market/scheduler.ts); the
+   * pace never goes below it, whatever the key's own budget would allow. Default none.
+   */
+  addressSpacingMs?: () => number;
   /** Slowest pace after repeated failures. */
   maxIntervalMs?: number;
   /** Most pages one cycle reads (50 listings a page); a longer backlog continues next cycle. */
@@ -444,6 +449,10 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
    * none, wait for the reset instead of collecting a 429.
    */
   function pace(): number {
+    return Math.max(keyPace(), opts.addressSpacingMs?.() ?? 0);
+  }
+
+  function keyPace(): number {
     const state = opts.market.rateLimitState(opts.apiKey, ENDPOINT);
     if (state === undefined || state.remaining === undefined || state.resetAt === undefined) {
       return opts.intervalMs;

@@ -69,6 +69,12 @@ export interface Scheduler {
    * background pollers size their cycles with it.
    */
   rateFor(priority: Priority): number;
+  /**
+   * The shortest spacing the feed may poll at (0 while no budget is known): its own share of the
+   * window, the 25% between the deadline and feed ceilings, so that however much budget its key
+   * has, the feed never eats what background polls and people need.
+   */
+  feedSpacingMs(): number;
   stats(): SchedulerStats;
 }
 
@@ -252,6 +258,10 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
       }
       const room = Math.max(budget.limit * MIN_PLANNING_SHARE, budget.limit * CEILING[priority] - higher);
       return room / (budget.windowMs / 1000);
+    },
+    feedSpacingMs() {
+      if (budget === undefined) return 0;
+      return Math.ceil(budget.windowMs / (budget.limit * (CEILING.feed - CEILING.deadline)));
     },
     stats() {
       const t = now();

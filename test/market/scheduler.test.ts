@@ -126,4 +126,9 @@ describe("address scheduler: ceilings, not rank, hold a request back", () => {
     s.refused("key-b", 1000, { keyExhausted: true });
     expect(s.stats()).toMatchObject({ source: "none", addressRefusals: 0, heldUntil: undefined });
   });
+
+  it("GIVEN a budget WHEN the feed asks how often it may poll THEN it gets its 25% share of the window; without a budget, no floor", () => {
+    expect(createScheduler({ budget: { limit: 600, windowMs: 300_000 } }).feedSpacingMs()).toBe(2000);
+    expect(createScheduler().feedSpacingMs()).toBe(0);
+  });
 });
