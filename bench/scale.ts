@@ -223,7 +223,10 @@ export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Pro
     for (const [id, at] of created) {
       const t = firstAlert.get(`listing:${id}`);
       if (t !== undefined) detection.push(t - at);
-      detectionTimeline.push({ atS: Math.round((at - start) / 100) / 10, ms: t === undefined ? null : t - at });
+      detectionTimeline.push({
+        atS: Math.round((at - start) / 100) / 10,
+        ms: t === undefined ? null : t - at,
+      });
     }
     const feedStats = engine.stats().feed;
     const saleToAlert: number[] = [];
