@@ -1,5 +1,6 @@
 // Settles spend commitments whose outcome was lost (a timeout, a crash between request and
 // record) to the truth, from the marketplace's own records, and tells the user what happened.
+import { settleArmedPurchase } from "../db/repos/autoBuys.ts";
 import type { Commitment } from "../spending/guard.ts";
 import {
   commitmentRefused,
@@ -212,6 +213,15 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       case "released":
         await commitmentReleased(deps.prisma, c, v.detail);
         break;
+    }
+    // An armed rule's purchase: its match learns the outcome, and one that never landed no
+    // longer counts against the rule's max_buys.
+    if (c.kind === "auto_buy") {
+      await settleArmedPurchase(deps.prisma, {
+        idempotencyKey: c.idempotencyKey,
+        spent: v.kind === "spent",
+        detail: v.detail,
+      });
     }
     // Standing offers that end are the marketplace's news, not a lost answer: no DM for those.
     if (c.status === "open") return;

@@ -273,6 +273,10 @@ describe("snipe mode through Discord", () => {
     const settled = await bot.db.prisma.purchase.findUnique({ where: { id: commitment?.id ?? -1 } });
     expect(settled?.status).toBe("failed");
     expect(dmsAbout(alice, listing.id).some((m) => /did not go through/i.test(textOf(m)))).toBe(true);
+    // The match learns it, and the buy that never landed no longer counts against max_buys.
+    const match = await bot.db.prisma.autoBuy.findFirst({ where: { listingId: listing.id } });
+    expect(match?.outcome).toBe("lost");
+    expect(textOf(await answer(bot.double.slash(alice, "watch list")))).toContain("0/3 buys used");
     expect(buys()).toBe(before + 1);
     await answer(bot.double.slash(alice, "watch disarm", { rule: "all" }));
   });

@@ -188,3 +188,23 @@ export async function shadowResults(db: Db, ruleId: number, since: Date): Promis
   });
   return rows.map(toRecord);
 }
+
+/**
+ * The reconciler found out what became of an armed rule's purchase whose answer was lost (its
+ * commitment key is `auto:<ruleId>:<listingId>`): the match records it, and a purchase that did
+ * not go through gives its claim on the rule's buys back. False when the key is not an armed one.
+ */
+export async function settleArmedPurchase(
+  db: Db,
+  input: { idempotencyKey: string; spent: boolean; detail: string },
+): Promise<boolean> {
+  const m = /^auto:(\d+):(\d+)$/.exec(input.idempotencyKey);
+  if (!m) return false;
+  const ruleId = Number(m[1]);
+  const { count } = await db.autoBuy.updateMany({
+    where: { ruleId, listingId: m[2] as string, outcome: "unknown" },
+    data: { outcome: input.spent ? "bought" : "lost", detail: input.detail, settledAt: new Date() },
+  });
+  if (count > 0 && !input.spent) await releaseClaim(db, ruleId);
+  return count > 0;
+}
