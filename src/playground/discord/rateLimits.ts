@@ -54,15 +54,19 @@ export function channelSendBudget(
 }
 
 /**
- * The bot's global limit: a bucket of `perSecond` requests refilled continuously at
- * `perSecond` per second, so no burst exceeds `perSecond` and no sustained rate exceeds it
- * either. Discord does not document the window's shape; a bucket does not punish a client whose
- * one-second window opens a few ms before the server sees its first request (@discordjs/rest
- * keeps such a window, waiting 50 ms past its end), while a bot that ignores the limit is
- * refused within its first second. Interaction callbacks and webhooks carry no bot token and
+ * The bot's global limit: a bucket refilled continuously at `perSecond` per second, so no
+ * sustained rate exceeds it, holding at most 20% more than a second's worth: requests reach a
+ * server with jitter (a busy machine delays the tail of one second's batch toward the head of
+ * the next), and a client that keeps to 50 per second of its own clock must not be refused for
+ * it. Discord does not document the window's shape; @discordjs/rest keeps one-second windows of
+ * its own, waiting 50 ms past each end. A bot that ignores the limit is refused within its first
+ * second. Interaction callbacks and webhooks carry no bot token and
  * are not counted, as on Discord; a refused request takes nothing. Over the limit: 429 with
  * `global: true`, `X-RateLimit-Global: true`, `X-RateLimit-Scope: global`, no per-route headers.
  */
+/** How much more than a second's worth the global bucket holds (arrival jitter). */
+const JITTER_ALLOWANCE = 1.2;
+
 export function globalRequestLimit(limitOf: () => GlobalLimit | undefined): () => void {
   let tokens = 0;
   let at = 0;
@@ -71,12 +75,13 @@ export function globalRequestLimit(limitOf: () => GlobalLimit | undefined): () =
     const current = limitOf();
     if (current === undefined) return;
     const now = performance.now();
+    const capacity = current.perSecond * JITTER_ALLOWANCE;
     if (current !== limit) {
-      // A new setting starts with a full bucket.
+      // A new setting starts with a second's worth.
       limit = current;
       tokens = current.perSecond;
     } else {
-      tokens = Math.min(current.perSecond, tokens + ((now - at) * current.perSecond) / 1000);
+      tokens = Math.min(capacity, tokens + ((now - at) * current.perSecond) / 1000);
     }
     at = now;
     if (tokens < 1) throw globallyRateLimited((1 - tokens) / current.perSecond);
