@@ -54,40 +54,38 @@ export function channelSendBudget(
 }
 
 /**
- * The bot's global limit: a bucket refilled continuously at `perSecond` per second, so no
- * sustained rate exceeds it, holding at most 20% more than a second's worth: requests reach a
- * server with jitter (a busy machine delays the tail of one second's batch toward the head of
- * the next), and a client that keeps to 50 per second of its own clock must not be refused for
- * it. Discord does not document the window's shape; @discordjs/rest keeps one-second windows of
- * its own, waiting 50 ms past each end. A bot that ignores the limit is refused within its first
- * second. Interaction callbacks and webhooks carry no bot token and
- * are not counted, as on Discord; a refused request takes nothing. Over the limit: 429 with
- * `global: true`, `X-RateLimit-Global: true`, `X-RateLimit-Scope: global`, no per-route headers.
+ * The bot's global limit, as @discordjs/rest counts it: a one-second window opened by the first
+ * request after the last one ended, `perSecond` requests in it. The server sees a window open a
+ * moment after the client did (the first request's transit, longer on a busy machine), and the
+ * client opens its next one 50 ms past its own end; so the double ends its window 250 ms early
+ * rather than refuse a client that kept to 50 a second by its own clock. A bot that ignores the
+ * limit is refused within its first second. Discord does not document the window's shape.
+ * Interaction callbacks and webhooks carry no bot token and are not counted, as on Discord; a
+ * refused request takes nothing. Over the limit: 429 with `global: true`,
+ * `X-RateLimit-Global: true`, `X-RateLimit-Scope: global`, no per-route headers.
  */
-/** How much more than a second's worth the global bucket holds (arrival jitter). */
-const JITTER_ALLOWANCE = 1.2;
-
 export function globalRequestLimit(limitOf: () => GlobalLimit | undefined): () => void {
-  let tokens = 0;
-  let at = 0;
+  let opened = -Infinity;
+  let used = 0;
   let limit: GlobalLimit | undefined;
   return () => {
     const current = limitOf();
     if (current === undefined) return;
     const now = performance.now();
-    const capacity = current.perSecond * JITTER_ALLOWANCE;
-    if (current !== limit) {
-      // A new setting starts with a second's worth.
+    // A new setting starts a new window.
+    if (current !== limit || now - opened >= WINDOW_MS - TRANSIT_ALLOWANCE_MS) {
       limit = current;
-      tokens = current.perSecond;
-    } else {
-      tokens = Math.min(capacity, tokens + ((now - at) * current.perSecond) / 1000);
+      opened = now;
+      used = 0;
     }
-    at = now;
-    if (tokens < 1) throw globallyRateLimited((1 - tokens) / current.perSecond);
-    tokens -= 1;
+    if (used >= current.perSecond) throw globallyRateLimited((opened + WINDOW_MS - now) / 1000);
+    used += 1;
   };
 }
+
+const WINDOW_MS = 1000;
+/** How much earlier than the client the double may see a window open (see above). */
+const TRANSIT_ALLOWANCE_MS = 250;
 
 function globallyRateLimited(retryAfterSeconds: number): DiscordApiFailure {
   const seconds = Math.max(0.001, retryAfterSeconds);
