@@ -193,6 +193,8 @@ const DEAL_BOUNDS = [
   value: (d: DealFacts) => number | undefined;
 }>;
 const IS_MAX = DEAL_BOUNDS.map((b) => b.max);
+/** Per position: whether the bound is a maximum (the index sorts each position's bounds by it). */
+export const DEAL_BOUND_IS_MAX: readonly boolean[] = IS_MAX;
 /** Percentages computed in binary fractions: a rule at exactly 8.1% must still match 8.1%. */
 const DEAL_EPSILON = 1e-9;
 
@@ -207,13 +209,17 @@ export function compileDeal(f: DealFilterValues): Float64Array | null {
   return Float64Array.from(DEAL_BOUNDS, (b) => f[b.filter] ?? NaN);
 }
 
+/** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
+export function meetsDealBound(i: number, bound: number, value: number): boolean {
+  return IS_MAX[i] === true ? value <= bound + DEAL_EPSILON : value >= bound - DEAL_EPSILON;
+}
+
 /** Every set bound is met; a NaN value (the listing lacks it) meets none. */
 export function matchesDeal(bounds: ArrayLike<number>, values: ArrayLike<number>): boolean {
   for (let i = 0; i < bounds.length; i++) {
     const b = bounds[i] as number;
     if (b !== b) continue;
-    const v = values[i] as number;
-    if (IS_MAX[i] === true ? !(v <= b + DEAL_EPSILON) : !(v >= b - DEAL_EPSILON)) return false;
+    if (!meetsDealBound(i, b, values[i] as number)) return false;
   }
   return true;
 }
