@@ -1,0 +1,212 @@
+// A bucket of the matcher: the rules sharing one index key, packed in lists sorted by a bound so a listing visits only the rules whose bound it passes.
+import { DEAL_BOUND_IS_MAX, meetsDealBound } from "../dealFilters.ts";
+import { meetsDiscount, type ListingFacts } from "../ruleFilters.ts";
+import {
+  E,
+  E_BITS,
+  E_MAX_FLOAT,
+  E_MAX_PRICE,
+  E_MIN_DISCOUNT,
+  E_MIN_FLOAT,
+  E_SLOT,
+  HAS_DISCOUNT,
+  HAS_FLOAT,
+  type RuleRef,
+  type RuleSlots,
+} from "./slots.ts";
+
+/**
+ * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
+ * rules a listing passes come first: a scan stops at the first rule whose bound the listing fails,
+ * and every rule after it fails that bound too. Minimum bounds sort ascending, maximum bounds
+ * descending. A listing without the value (NaN) fails every bound, so it stops at once.
+ */
+const AX_DISCOUNT = 0;
+/** AX_DEAL + k: deal bound k (dealFilters.ts' order). */
+const AX_DEAL = 1;
+const DEAL_AXES = DEAL_BOUND_IS_MAX.length;
+const AX_FLOAT_MAX = AX_DEAL + DEAL_AXES;
+const AX_PRICE = AX_FLOAT_MAX + 1;
+const AX_FLOAT_MIN = AX_PRICE + 1;
+/** No bound to stop on: every rule is checked. */
+const AX_NONE = AX_FLOAT_MIN + 1;
+const AXES = AX_NONE + 1;
+
+/** A float ceiling this low passes a few listings in a hundred: a better cut than most prices. */
+const TIGHT_FLOAT = 0.02;
+/**
+ * Deal bounds in the order they are preferred as an axis: the ones few listings meet first. A
+ * percentage of the price before an amount in cents: "$5 profit" is met by any fair listing of an
+ * expensive item, "40% profit" by deals only.
+ */
+const DEAL_PREFERENCE = [1, 9, 0, 2, 8, 7, 3, 4, 5, 6].filter((k) => k < DEAL_AXES);
+
+/**
+ * The axis of a rule: the bound that lets a scan stop earliest for most listings. Most listings
+ * are no deal (no discount, no profit) and few have a float near 0, so a discount, a tight float
+ * ceiling or a deal bound prunes more than a price ceiling; a loose float bound prunes least.
+ * Only the pruning depends on this choice, never the answer: every candidate is fully checked.
+ */
+export function axisOf(slots: RuleSlots, entry: Float64Array): number {
+  const bits = entry[E_BITS] as number;
+  const hasFloat = (bits & HAS_FLOAT) !== 0;
+  const maxFloat = entry[E_MAX_FLOAT] as number;
+  if ((bits & HAS_DISCOUNT) !== 0) return AX_DISCOUNT;
+  if (hasFloat && maxFloat <= TIGHT_FLOAT) return AX_FLOAT_MAX;
+  const deal = slots.deals[entry[E_SLOT] as number];
+  if (deal !== null && deal !== undefined) {
+    for (const k of DEAL_PREFERENCE) if (!Number.isNaN(deal[k])) return AX_DEAL + k;
+  }
+  if ((entry[E_MAX_PRICE] as number) !== Infinity) return AX_PRICE;
+  if (hasFloat && maxFloat !== Infinity) return AX_FLOAT_MAX;
+  if (hasFloat && (entry[E_MIN_FLOAT] as number) !== -Infinity) return AX_FLOAT_MIN;
+  return AX_NONE;
+}
+
+/** Whether the axis' bounds are maxima (sorted descending). */
+function isMaxAxis(axis: number): boolean {
+  if (axis >= AX_DEAL && axis < AX_DEAL + DEAL_AXES) return DEAL_BOUND_IS_MAX[axis - AX_DEAL] === true;
+  return axis === AX_FLOAT_MAX || axis === AX_PRICE;
+}
+
+/** An entry's bound on an axis (n: a list, o: the entry's offset). */
+function boundOf(slots: RuleSlots, axis: number, n: ArrayLike<number>, o: number): number {
+  switch (axis) {
+    case AX_DISCOUNT:
+      return n[o + E_MIN_DISCOUNT] as number;
+    case AX_FLOAT_MAX:
+      return n[o + E_MAX_FLOAT] as number;
+    case AX_PRICE:
+      return n[o + E_MAX_PRICE] as number;
+    case AX_FLOAT_MIN:
+      return n[o + E_MIN_FLOAT] as number;
+    default:
+      return slots.deals[n[o + E_SLOT] as number]?.[axis - AX_DEAL] ?? NaN;
+  }
+}
+
+/** Whether a listing passes a bound on an axis: the same check as matchesFacts' for that filter. */
+function passes(axis: number, bound: number, l: ListingFacts): boolean {
+  switch (axis) {
+    case AX_DISCOUNT:
+      return meetsDiscount(l.discount, bound);
+    case AX_FLOAT_MAX:
+      return l.float <= bound;
+    case AX_PRICE:
+      return l.price <= bound;
+    case AX_FLOAT_MIN:
+      return l.float >= bound;
+    default:
+      return meetsDealBound(axis - AX_DEAL, bound, l.deal[axis - AX_DEAL] as number);
+  }
+}
+
+/** The first `count` entries of a list in their axis' order, in a list exactly that long. */
+function sortByBound(slots: RuleSlots, axis: number, list: Float64Array, count: number): Float64Array {
+  const out = new Float64Array(count * E);
+  if (axis === AX_NONE) {
+    out.set(list.subarray(0, count * E));
+    return out;
+  }
+  const sign = isMaxAxis(axis) ? -1 : 1;
+  const bounds = new Float64Array(count);
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    bounds[i] = sign * boundOf(slots, axis, list, i * E);
+    order[i] = i;
+  }
+  order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
+  for (let i = 0; i < count; i++) {
+    const from = (order[i] as number) * E;
+    out.set(list.subarray(from, from + E), i * E);
+  }
+  return out;
+}
+
+/**
+ * Rules sharing an index key, one list per axis: E doubles per rule (slots.ts), the first
+ * `sortedCount` in the axis' order, then the ones added since the last match. The next match
+ * sorts them in (so a load of 1M rules stays linear and each list is sorted once) and trims the
+ * list to its length. Lists are created on first use: most buckets hold one or two kinds of rule.
+ */
+export class Bucket {
+  private readonly lists: Array<Float64Array | null> = new Array<Float64Array | null>(AXES).fill(null);
+  private readonly counts = new Int32Array(AXES);
+  private readonly sortedCounts = new Int32Array(AXES);
+  private dirty = false;
+  size = 0;
+
+  /** `outer` is the def index of a def+paint or def+seed bucket (whose key is the paint or seed). */
+  constructor(
+    readonly home: number,
+    readonly key: string | number,
+    readonly outer = -1,
+  ) {}
+
+  add(entry: Float64Array, axis: number): void {
+    const count = this.counts[axis] as number;
+    let list = this.lists[axis];
+    if (list === null || list === undefined || list.length < (count + 1) * E) {
+      const grown = new Float64Array(Math.max(4, count * 2) * E);
+      if (list) grown.set(list.subarray(0, count * E));
+      list = grown;
+      this.lists[axis] = list;
+    }
+    for (let i = 0, o = count * E; i < E; i++) list[o + i] = entry[i] as number;
+    this.counts[axis] = count + 1;
+    this.size++;
+    this.dirty = true;
+  }
+
+  /** Removes a slot's entry filed on `axis`; false when it is not here. In place, keeping the order. */
+  remove(slot: number, axis: number): boolean {
+    const list = this.lists[axis];
+    const count = this.counts[axis] as number;
+    if (list === null || list === undefined) return false;
+    let i = 0;
+    while (i < count && list[i * E + E_SLOT] !== slot) i++;
+    if (i === count) return false;
+    list.copyWithin(i * E, (i + 1) * E, count * E);
+    this.counts[axis] = count - 1;
+    if (i < (this.sortedCounts[axis] as number))
+      this.sortedCounts[axis] = (this.sortedCounts[axis] as number) - 1;
+    if (count === 1) {
+      this.lists[axis] = null;
+      this.sortedCounts[axis] = 0;
+    }
+    this.size--;
+    return true;
+  }
+
+  /** Sorts the added entries in and trims each list to its length. */
+  private settle(slots: RuleSlots): void {
+    for (let axis = 0; axis < AXES; axis++) {
+      const list = this.lists[axis];
+      const count = this.counts[axis] as number;
+      if (list === null || list === undefined) continue;
+      if (count === this.sortedCounts[axis] && list.length === count * E) continue;
+      this.lists[axis] = sortByBound(slots, axis, list, count);
+      this.sortedCounts[axis] = count;
+    }
+    this.dirty = false;
+  }
+
+  /** Appends the refs of the rules here that the listing satisfies. */
+  collect(slots: RuleSlots, l: ListingFacts, out: RuleRef[]): void {
+    if (this.dirty) this.settle(slots);
+    for (let axis = 0; axis < AX_NONE; axis++) {
+      const list = this.lists[axis];
+      if (list === null || list === undefined) continue;
+      const end = (this.counts[axis] as number) * E;
+      for (let o = 0; o < end; o += E) {
+        if (!passes(axis, boundOf(slots, axis, list, o), l)) break;
+        if (slots.matches(list, o, l)) out.push(slots.refOf(list, o));
+      }
+    }
+    const rest = this.lists[AX_NONE];
+    if (rest !== null && rest !== undefined) {
+      const end = (this.counts[AX_NONE] as number) * E;
+      for (let o = 0; o < end; o += E) if (slots.matches(rest, o, l)) out.push(slots.refOf(rest, o));
+    }
+  }
+}
