@@ -409,7 +409,11 @@ export interface MatchingBenchRow {
  * wall time: on a shared machine other processes stretch wall time but not this process's CPU
  * time, and averaging over many passes evens out the kernel's coarse CPU accounting.
  */
-function timePerListing(listings: readonly Listing[], fn: (l: Listing) => unknown, minMs = 200): number {
+export function timePerListing(
+  listings: readonly Listing[],
+  fn: (l: Listing) => unknown,
+  minMs = 200,
+): number {
   // Warm up so the JIT has compiled the hot loop before timing.
   for (let i = 0; i < Math.min(200, listings.length); i++) fn(listings[i] as Listing);
   let passes = 0;
@@ -434,7 +438,7 @@ const collectGarbage: () => void = (() => {
 })();
 
 /** The JS heap plus ArrayBuffer contents (the index keeps its numbers in typed arrays). */
-function heapMb(): number {
+export function heapMb(): number {
   collectGarbage();
   const m = process.memoryUsage();
   return (m.heapUsed + m.arrayBuffers) / 1024 / 1024;

@@ -21,6 +21,8 @@ export interface RuleIndex {
   /** The rule's snipe mode when it is armed (src/snipe): its matches buy, or record, at once. */
   armedMode(ruleId: string): ArmMode | undefined;
   readonly armedCount: number;
+  /** How long the last full load took, database to index, in ms (undefined before the first). */
+  readonly lastLoadMs: number | undefined;
 }
 
 export type ArmMode = "shadow" | "live";
@@ -39,6 +41,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
   let armed = new Map<string, ArmMode>();
   let mark: Date | undefined;
   let knownCount = -1;
+  let lastLoadMs: number | undefined;
 
   function upsert(rule: {
     id: number;
@@ -71,10 +74,14 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
     get armedCount() {
       return armed.size;
     },
+    get lastLoadMs() {
+      return lastLoadMs;
+    },
     armedMode(ruleId) {
       return armed.get(ruleId);
     },
     async loadAll() {
+      const started = performance.now();
       // The snapshot comes first: a change landing during the load is then seen by the next sync.
       const before = await ruleSnapshot(deps.prisma);
       // Room for every rule at once (the count includes paused ones): no copies while growing.
@@ -93,7 +100,8 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
       armed = freshArmed;
       mark = before.max;
       knownCount = before.count;
-      log.info({ rules: fresh.size }, "watch rules loaded");
+      lastLoadMs = Math.round(performance.now() - started);
+      log.info({ rules: fresh.size, ms: lastLoadMs }, "watch rules loaded");
       return fresh.size;
     },
     apply(change) {
