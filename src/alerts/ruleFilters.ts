@@ -34,7 +34,7 @@ import {
 
 export const MAX_ITEM_NAME = 128;
 export const MAX_KEYCHAINS = 4;
-const MAX_REF_QTY = 1_000_000_000;
+export const MAX_REF_QTY = 1_000_000_000;
 
 const SmallId = z.number().int().min(0).max(MAX_SMALL_ID);
 const FloatBound = z.number().min(0).max(1);
