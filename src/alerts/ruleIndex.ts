@@ -100,6 +100,8 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
           if (row.armMode) freshArmed.set(String(row.id), row.armMode);
         }
       }
+      // Sorted and packed before it serves: the first listing does not pay for a million rules.
+      fresh.settle();
       index = fresh;
       armed = freshArmed;
       mark = before.max;

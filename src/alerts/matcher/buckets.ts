@@ -9,6 +9,7 @@ import {
   E_MIN_DISCOUNT,
   E_MIN_FLOAT,
   E_SLOT,
+  flagsOf,
   HAS_DISCOUNT,
   HAS_FLOAT,
   type RuleRef,
@@ -48,7 +49,7 @@ const DEAL_PREFERENCE = [1, 9, 0, 2, 8, 7, 3, 4, 5, 6].filter((k) => k < DEAL_AX
  * Only the pruning depends on this choice, never the answer: every candidate is fully checked.
  */
 export function axisOf(slots: RuleSlots, entry: Float64Array): number {
-  const bits = entry[E_BITS] as number;
+  const bits = flagsOf(entry[E_BITS] as number);
   const hasFloat = (bits & HAS_FLOAT) !== 0;
   const maxFloat = entry[E_MAX_FLOAT] as number;
   if ((bits & HAS_DISCOUNT) !== 0) return AX_DISCOUNT;
@@ -101,112 +102,109 @@ function passes(axis: number, bound: number, l: ListingFacts): boolean {
   }
 }
 
-/** The first `count` entries of a list in their axis' order, in a list exactly that long. */
-function sortByBound(slots: RuleSlots, axis: number, list: Float64Array, count: number): Float64Array {
+/** A list's entries in their axis' order, in a new list exactly that long. */
+function sortByBound(slots: RuleSlots, axis: number, list: ArrayLike<number>): Float64Array {
+  const count = list.length / E;
   const out = new Float64Array(count * E);
-  if (axis === AX_NONE) {
-    out.set(list.subarray(0, count * E));
-    return out;
-  }
-  const sign = isMaxAxis(axis) ? -1 : 1;
-  const bounds = new Float64Array(count);
   const order = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    bounds[i] = sign * boundOf(slots, axis, list, i * E);
-    order[i] = i;
+  for (let i = 0; i < count; i++) order[i] = i;
+  if (axis !== AX_NONE) {
+    const sign = isMaxAxis(axis) ? -1 : 1;
+    const bounds = new Float64Array(count);
+    for (let i = 0; i < count; i++) bounds[i] = sign * boundOf(slots, axis, list, i * E);
+    order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
   }
-  order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
   for (let i = 0; i < count; i++) {
     const from = (order[i] as number) * E;
-    out.set(list.subarray(from, from + E), i * E);
+    for (let k = 0; k < E; k++) out[i * E + k] = list[from + k] as number;
   }
   return out;
 }
 
 /**
- * Rules sharing an index key, one list per axis: E doubles per rule (slots.ts), the first
- * `sortedCount` in the axis' order, then the ones added since the last match. The next match
- * sorts them in (so a load of 1M rules stays linear and each list is sorted once) and trims the
- * list to its length. Lists are created on first use: most buckets hold one or two kinds of rule.
+ * Rules sharing an index key, one list per axis: E doubles per rule (slots.ts) in the axis'
+ * order, in a Float64Array exactly that long. Rules added since the last match wait in plain
+ * arrays (the JS heap grows and compacts them; many growing typed arrays would fragment native
+ * memory); settle sorts them in, once for a whole load. Lists are created on first use: most
+ * buckets hold one or two kinds of rule.
  */
 export class Bucket {
   private readonly lists: Array<Float64Array | null> = new Array<Float64Array | null>(AXES).fill(null);
-  private readonly counts = new Int32Array(AXES);
-  private readonly sortedCounts = new Int32Array(AXES);
-  private dirty = false;
+  private pending: Array<number[] | null> | null = null;
   size = 0;
 
-  /** `outer` is the def index of a def+paint or def+seed bucket (whose key is the paint or seed). */
+  /** `outer`: the def index or name of a def+paint, def+seed or name+seed bucket (keyed by paint or seed). */
   constructor(
     readonly home: number,
     readonly key: string | number,
-    readonly outer = -1,
+    readonly outer: string | number = -1,
   ) {}
 
-  add(entry: Float64Array, axis: number): void {
-    const count = this.counts[axis] as number;
-    let list = this.lists[axis];
-    if (list === null || list === undefined || list.length < (count + 1) * E) {
-      const grown = new Float64Array(Math.max(4, count * 2) * E);
-      if (list) grown.set(list.subarray(0, count * E));
-      list = grown;
-      this.lists[axis] = list;
+  /** Adds an entry on `axis`; true when the bucket had nothing waiting (it now needs a settle). */
+  add(entry: Float64Array, axis: number): boolean {
+    const first = this.pending === null;
+    this.pending ??= new Array<number[] | null>(AXES).fill(null);
+    let list = this.pending[axis];
+    if (list === null || list === undefined) {
+      list = [];
+      this.pending[axis] = list;
     }
-    for (let i = 0, o = count * E; i < E; i++) list[o + i] = entry[i] as number;
-    this.counts[axis] = count + 1;
+    for (let i = 0; i < E; i++) list.push(entry[i] as number);
     this.size++;
-    this.dirty = true;
+    return first;
   }
 
-  /** Removes a slot's entry filed on `axis`; false when it is not here. In place, keeping the order. */
+  /** Removes a slot's entry filed on `axis`; false when it is not here. A bucket is small enough for O(n). */
   remove(slot: number, axis: number): boolean {
-    const list = this.lists[axis];
-    const count = this.counts[axis] as number;
-    if (list === null || list === undefined) return false;
-    let i = 0;
-    while (i < count && list[i * E + E_SLOT] !== slot) i++;
-    if (i === count) return false;
-    list.copyWithin(i * E, (i + 1) * E, count * E);
-    this.counts[axis] = count - 1;
-    if (i < (this.sortedCounts[axis] as number))
-      this.sortedCounts[axis] = (this.sortedCounts[axis] as number) - 1;
-    if (count === 1) {
-      this.lists[axis] = null;
-      this.sortedCounts[axis] = 0;
+    const waiting = this.pending?.[axis];
+    if (waiting) {
+      for (let o = E_SLOT; o < waiting.length; o += E) {
+        if (waiting[o] === slot) {
+          waiting.splice(o - E_SLOT, E);
+          this.size--;
+          return true;
+        }
+      }
     }
+    const list = this.lists[axis];
+    if (list === null || list === undefined) return false;
+    let o = 0;
+    while (o < list.length && list[o + E_SLOT] !== slot) o += E;
+    if (o >= list.length) return false;
+    const rest = new Float64Array(list.length - E);
+    rest.set(list.subarray(0, o));
+    rest.set(list.subarray(o + E), o);
+    this.lists[axis] = rest.length > 0 ? rest : null;
     this.size--;
     return true;
   }
 
-  /** Sorts the added entries in and trims each list to its length. */
-  private settle(slots: RuleSlots): void {
+  /** Sorts the waiting entries in; each list ends exactly as long as its entries. */
+  settle(slots: RuleSlots): void {
+    const pending = this.pending;
+    if (pending === null) return;
     for (let axis = 0; axis < AXES; axis++) {
-      const list = this.lists[axis];
-      const count = this.counts[axis] as number;
-      if (list === null || list === undefined) continue;
-      if (count === this.sortedCounts[axis] && list.length === count * E) continue;
-      this.lists[axis] = sortByBound(slots, axis, list, count);
-      this.sortedCounts[axis] = count;
+      const waiting = pending[axis];
+      if (waiting === null || waiting === undefined || waiting.length === 0) continue;
+      const old = this.lists[axis];
+      this.lists[axis] = sortByBound(slots, axis, old ? Array.from(old).concat(waiting) : waiting);
     }
-    this.dirty = false;
+    this.pending = null;
   }
 
-  /** Appends the refs of the rules here that the listing satisfies. */
+  /** Appends the refs of the rules here that the listing satisfies (the bucket is settled). */
   collect(slots: RuleSlots, l: ListingFacts, out: RuleRef[]): void {
-    if (this.dirty) this.settle(slots);
     for (let axis = 0; axis < AX_NONE; axis++) {
       const list = this.lists[axis];
       if (list === null || list === undefined) continue;
-      const end = (this.counts[axis] as number) * E;
-      for (let o = 0; o < end; o += E) {
+      for (let o = 0; o < list.length; o += E) {
         if (!passes(axis, boundOf(slots, axis, list, o), l)) break;
         if (slots.matches(list, o, l)) out.push(slots.refOf(list, o));
       }
     }
     const rest = this.lists[AX_NONE];
     if (rest !== null && rest !== undefined) {
-      const end = (this.counts[AX_NONE] as number) * E;
-      for (let o = 0; o < end; o += E) if (slots.matches(rest, o, l)) out.push(slots.refOf(rest, o));
+      for (let o = 0; o < rest.length; o += E) if (slots.matches(rest, o, l)) out.push(slots.refOf(rest, o));
     }
   }
 }

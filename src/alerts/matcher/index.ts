@@ -29,6 +29,11 @@ export interface MatcherIndex {
   ids(): IterableIterator<string>;
   /** Rules the listing satisfies, each at most once, in no particular order. */
   match(listing: Listing): RuleRef[];
+  /**
+   * Sorts and packs the rules added since the last match (match does it first when needed); a
+   * bulk load calls it to pay that cost, and free the room adding used, before the first listing.
+   */
+  settle(): void;
 }
 
 /** Where a rule lives: under its most selective key. */
@@ -51,8 +56,8 @@ const MAX_SEEDS_AS_KEY = 10;
  * The most selective key of a rule: item name, else a short seed list, else def+paint, else
  * def, else paint, else (rules without any of those) a sticker, a keychain, or a long seed list,
  * else a broad bucket. A seed rule is filed under each of its seeds (and its def index when it has
- * one); a listing has one seed, so it still meets the rule at most once. Only its name's bucket ever sees a rule with an item, so
- * the name needs no check per rule.
+ * one); a listing has one seed, so it still meets the rule at most once. Only its name's bucket
+ * ever sees a rule with an item, so the name needs no check per rule.
  */
 function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
   if (c.itemLower !== "") return HOME_NAME;
@@ -82,7 +87,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const slots = new RuleSlots(opts.capacity ?? 0);
   /** Per slot: the bucket it lives in (a seed rule: its seeds' buckets), and its axis there. */
   const homes: Array<Bucket | Bucket[] | null> = [];
-  const axes: number[] = [];
+  let axes = new Uint8Array(Math.max(16, opts.capacity ?? 0));
+  /** Buckets added to since the last settle. */
+  let dirty: Bucket[] = [];
   /** add's scratch: the entry of the rule being added. */
   const entry = new Float64Array(E);
 
@@ -103,7 +110,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     map: Map<K, Bucket>,
     home: number,
     key: K,
-    outer = -1,
+    outer: string | number = -1,
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
@@ -113,11 +120,11 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     return bucket;
   }
 
-  /** The bucket under outer then inner key (def+paint, def+seed), created when missing. */
-  function nestedBucket(
-    map: Map<number, Map<number, Bucket>>,
+  /** The bucket under outer then inner key (def+paint, def+seed, name+seed), created when missing. */
+  function nestedBucket<K extends string | number>(
+    map: Map<K, Map<number, Bucket>>,
     home: number,
-    outer: number,
+    outer: K,
     key: number,
   ): Bucket {
     let inner = map.get(outer);
@@ -129,8 +136,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   /** A seed rule's bucket for one of its seeds. */
-  function seedBucket(def: number, seed: number): Bucket {
-    return def >= 0 ? nestedBucket(bySeedDef, HOME_SEED, def, seed) : bucketIn(bySeed, HOME_SEED, seed);
+  function seedBucket(c: CompiledFilters, seed: number): Bucket {
+    if (c.defIndex >= 0) return nestedBucket(bySeedDef, HOME_SEED, c.defIndex, seed);
+    return bucketIn(bySeed, HOME_SEED, seed);
   }
 
   /** Drops a bucket once empty so churn over many item names does not leak maps. */
@@ -150,8 +158,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         byPaint.delete(bucket.key as number);
         break;
       case HOME_SEED:
-        if (bucket.outer >= 0) dropNested(bySeedDef, bucket);
-        else bySeed.delete(bucket.key as number);
+        if (bucket.outer === -1) bySeed.delete(bucket.key as number);
+        else dropNested(bySeedDef, bucket);
         break;
       case HOME_STICKER:
         bySticker.delete(bucket.key as number);
@@ -162,10 +170,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
   }
 
-  function dropNested(map: Map<number, Map<number, Bucket>>, bucket: Bucket): void {
-    const inner = map.get(bucket.outer);
+  function dropNested<K extends string | number>(map: Map<K, Map<number, Bucket>>, bucket: Bucket): void {
+    const inner = map.get(bucket.outer as K);
     inner?.delete(bucket.key as number);
-    if (inner?.size === 0) map.delete(bucket.outer);
+    if (inner?.size === 0) map.delete(bucket.outer as K);
   }
 
   function takeOut(bucket: Bucket, slot: number): void {
@@ -191,9 +199,11 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     const c = compileFilters(rule.filters);
     const slot = slots.put(keyOf(rule.id), rule.userId, c, entry);
     const axis = axisOf(slots, entry);
-    while (homes.length <= slot) {
-      homes.push(null);
-      axes.push(0);
+    while (homes.length <= slot) homes.push(null);
+    if (slot >= axes.length) {
+      const grown = new Uint8Array(Math.ceil(axes.length * 1.5));
+      grown.set(axes);
+      axes = grown;
     }
     axes[slot] = axis;
     const seeds = slots.seedsOf(slot);
@@ -204,8 +214,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         break;
       case HOME_SEED:
         homes[slot] = (seeds ?? []).map((seed) => {
-          const bucket = seedBucket(c.defIndex, seed);
-          bucket.add(entry, axis);
+          const bucket = seedBucket(c, seed);
+          if (bucket.add(entry, axis)) dirty.push(bucket);
           return bucket;
         });
         return;
@@ -229,7 +239,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         broadSize++;
     }
     homes[slot] = bucket;
-    bucket.add(entry, axis);
+    if (bucket.add(entry, axis)) dirty.push(bucket);
   }
 
   /** Visits each distinct id's bucket once (a listing can carry one sticker several times). */
@@ -254,7 +264,13 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     if (facts.souvenir) broad[broadKey(type, 3)]?.collect(slots, facts, out);
   }
 
+  function settle(): void {
+    for (const bucket of dirty) bucket.settle(slots);
+    dirty = [];
+  }
+
   function match(listing: Listing): RuleRef[] {
+    if (dirty.length > 0) settle();
     const out: RuleRef[] = [];
     const facts = prepareListing(listing, fees);
     if (!facts.listed) return out;
@@ -288,5 +304,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     },
     ids: () => slots.ids(),
     match,
+    settle,
   };
 }

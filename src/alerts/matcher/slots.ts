@@ -12,7 +12,7 @@ import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleF
 // bounds (rarer still: a small Float64Array), read only for rules whose entry flags them.
 
 /** Doubles per entry, and each one's offset. */
-export const E = 11;
+export const E = 10;
 export const E_MAX_PRICE = 0; // Infinity when not set
 export const E_MIN_FLOAT = 1; // -Infinity when not set
 export const E_MAX_FLOAT = 2; // Infinity when not set
@@ -20,13 +20,17 @@ export const E_MIN_DISCOUNT = 3;
 export const E_MIN_REF_QTY = 4;
 export const E_DEF = 5; // -1 when not set
 export const E_PAINT = 6; // -1 when not set
-/** HAS_* bits | type << 5 | category << 7 (CompiledFilters' codes). */
+/**
+ * HAS_* bits | type << 5 | category << 7 (CompiledFilters' codes), plus the owner's index in the
+ * interned user ids times OWNER_UNIT (exact: a double holds integers to 2^53).
+ */
 export const E_BITS = 7;
 export const E_SLOT = 8;
 /** The rule's id when it is a number (keyOf), else -1 (the slot's key holds it). */
 export const E_ID = 9;
-/** Index of the owner in the interned user ids. */
-export const E_OWNER = 10;
+const OWNER_UNIT = 512;
+/** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
+export const flagsOf = (bits: number): number => bits & (OWNER_UNIT - 1);
 export const HAS_FLOAT = 1;
 export const HAS_DISCOUNT = 2;
 export const HAS_REF_QTY = 4;
@@ -163,10 +167,11 @@ export class RuleSlots {
       (lists !== null ? HAS_LISTS : 0) |
       (c.deal !== null ? HAS_DEAL : 0) |
       (c.type << 5) |
-      (c.category << 7);
+      (c.category << 7) |
+      0;
+    entry[E_BITS] = (entry[E_BITS] as number) + owner * OWNER_UNIT;
     entry[E_SLOT] = slot;
     entry[E_ID] = typeof key === "number" ? key : -1;
-    entry[E_OWNER] = owner;
     return slot;
   }
 
@@ -204,7 +209,7 @@ export class RuleSlots {
     if (def >= 0 && def !== l.defIndex) return false;
     const paint = n[o + E_PAINT] as number;
     if (paint >= 0 && paint !== l.paintIndex) return false;
-    const bits = n[o + E_BITS] as number;
+    const bits = flagsOf(n[o + E_BITS] as number);
     const type = (bits >> 5) & 3;
     if (type !== 0 && type !== l.type) return false;
     switch ((bits >> 7) & 3) {
@@ -239,7 +244,7 @@ export class RuleSlots {
     const id = n[o + E_ID] as number;
     return {
       id: id >= 0 ? String(id) : (this.keys[n[o + E_SLOT] as number] as string),
-      userId: this.users[n[o + E_OWNER] as number] as string,
+      userId: this.users[Math.floor((n[o + E_BITS] as number) / OWNER_UNIT)] as string,
     };
   }
 
