@@ -198,7 +198,7 @@ export async function* loadAllEnabledRules(
   db: Db,
   opts: { batchSize?: number } = {},
 ): AsyncGenerator<EnabledRule[]> {
-  const take = opts.batchSize ?? 2000;
+  const take = opts.batchSize ?? 5000;
   const read = (afterId: number): Promise<EnabledRule[]> =>
     db.watchRule.findMany({
       where: { enabled: true, id: { gt: afterId } },
