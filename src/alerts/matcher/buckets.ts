@@ -102,7 +102,7 @@ function passes(axis: number, bound: number, l: ListingFacts): boolean {
   }
 }
 
-/** A list's entries in their axis' order, in a new list as long. */
+/** A list's entries in their axis' order, in a new list exactly that long. */
 function sortByBound(slots: RuleSlots, axis: number, list: ArrayLike<number>): Float64Array {
   const count = list.length / E;
   const out = new Float64Array(count * E);
@@ -123,70 +123,49 @@ function sortByBound(slots: RuleSlots, axis: number, list: ArrayLike<number>): F
 
 /**
  * Rules sharing an index key, one list per axis: E doubles per rule (slots.ts) in the axis'
- * order, in a Float64Array exactly that long. Rules added since the last match wait in the
- * index's staging area (staging.ts), which moves them in at once: reserve counts them, open makes
- * room, put copies one, close sorts. Lists are created on first use: most buckets hold one or two
- * kinds of rule.
+ * order, in a Float64Array exactly that long. Rules added since the last match wait in plain
+ * arrays (the JS heap grows and compacts them; many growing typed arrays would fragment native
+ * memory); settle sorts them in, once for a whole load. Lists are created on first use: most
+ * buckets hold one or two kinds of rule.
  */
 export class Bucket {
   private readonly lists: Array<Float64Array | null> = new Array<Float64Array | null>(AXES).fill(null);
-  /** While rules move in: per axis, how many are coming, then where the next one goes. */
-  private incoming: number[] | null = null;
-  /** Rules here, including those still in the staging area. */
+  private pending: Array<number[] | null> | null = null;
   size = 0;
 
-  /** `outer`: the def index or name of a def+paint or def+seed bucket (keyed by paint or seed). */
+  /** `outer`: the def index or name of a def+paint, def+seed or name+seed bucket (keyed by paint or seed). */
   constructor(
     readonly home: number,
     readonly key: string | number,
     readonly outer: string | number = -1,
   ) {}
 
-  /** Counts one staged rule coming on `axis`; true the first time since the last close. */
-  reserve(axis: number): boolean {
-    const first = this.incoming === null;
-    this.incoming ??= new Array<number>(AXES).fill(0);
-    this.incoming[axis] = (this.incoming[axis] as number) + 1;
+  /** Adds an entry on `axis`; true when the bucket had nothing waiting (it now needs a settle). */
+  add(entry: Float64Array, axis: number): boolean {
+    const first = this.pending === null;
+    this.pending ??= new Array<number[] | null>(AXES).fill(null);
+    let list = this.pending[axis];
+    if (list === null || list === undefined) {
+      list = [];
+      this.pending[axis] = list;
+    }
+    for (let i = 0; i < E; i++) list.push(entry[i] as number);
+    this.size++;
     return first;
   }
 
-  /** Makes room for the reserved rules after the ones already here. */
-  open(): void {
-    const incoming = this.incoming;
-    if (incoming === null) return;
-    for (let axis = 0; axis < AXES; axis++) {
-      const n = incoming[axis] as number;
-      if (n === 0) continue;
-      const old = this.lists[axis];
-      const list = new Float64Array((old?.length ?? 0) + n * E);
-      if (old) list.set(old);
-      this.lists[axis] = list;
-      incoming[axis] = old?.length ?? 0;
-    }
-  }
-
-  /** Copies the entry at `from` in `source` into the room open made on `axis`. */
-  put(axis: number, source: Float64Array, from: number): void {
-    const incoming = this.incoming as number[];
-    const list = this.lists[axis] as Float64Array;
-    const at = incoming[axis] as number;
-    for (let k = 0; k < E; k++) list[at + k] = source[from + k] as number;
-    incoming[axis] = at + E;
-  }
-
-  /** Sorts the lists that took rules in. */
-  close(slots: RuleSlots): void {
-    const incoming = this.incoming;
-    if (incoming === null) return;
-    for (let axis = 0; axis < AXES; axis++) {
-      const list = this.lists[axis];
-      if (list && incoming[axis] !== 0 && axis !== AX_NONE) this.lists[axis] = sortByBound(slots, axis, list);
-    }
-    this.incoming = null;
-  }
-
-  /** Removes a slot's entry filed on `axis` from the lists; false when it is not in them. O(n). */
+  /** Removes a slot's entry filed on `axis`; false when it is not here. A bucket is small enough for O(n). */
   remove(slot: number, axis: number): boolean {
+    const waiting = this.pending?.[axis];
+    if (waiting) {
+      for (let o = E_SLOT; o < waiting.length; o += E) {
+        if (waiting[o] === slot) {
+          waiting.splice(o - E_SLOT, E);
+          this.size--;
+          return true;
+        }
+      }
+    }
     const list = this.lists[axis];
     if (list === null || list === undefined) return false;
     let o = 0;
@@ -198,6 +177,19 @@ export class Bucket {
     this.lists[axis] = rest.length > 0 ? rest : null;
     this.size--;
     return true;
+  }
+
+  /** Sorts the waiting entries in; each list ends exactly as long as its entries. */
+  settle(slots: RuleSlots): void {
+    const pending = this.pending;
+    if (pending === null) return;
+    for (let axis = 0; axis < AXES; axis++) {
+      const waiting = pending[axis];
+      if (waiting === null || waiting === undefined || waiting.length === 0) continue;
+      const old = this.lists[axis];
+      this.lists[axis] = sortByBound(slots, axis, old ? Array.from(old).concat(waiting) : waiting);
+    }
+    this.pending = null;
   }
 
   /** Appends the refs of the rules here that the listing satisfies (the bucket is settled). */

@@ -10,7 +10,6 @@ import {
 } from "../ruleFilters.ts";
 import { axisOf, Bucket } from "./buckets.ts";
 import { E, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
-import { Staging } from "./staging.ts";
 
 export interface MatcherRule {
   id: string;
@@ -89,8 +88,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   /** Per slot: the bucket it lives in (a seed rule: its seeds' buckets), and its axis there. */
   const homes: Array<Bucket | Bucket[] | null> = [];
   let axes = new Uint8Array(Math.max(16, opts.capacity ?? 0));
-  /** Rules added since the last settle. */
-  const staging = new Staging(opts.capacity ?? 0);
+  /** Buckets added to since the last settle. */
+  let dirty: Bucket[] = [];
   /** add's scratch: the entry of the rule being added. */
   const entry = new Float64Array(E);
 
@@ -189,11 +188,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     const home = homes[slot];
     if (Array.isArray(home)) for (const bucket of home) takeOut(bucket, slot);
     else if (home !== null && home !== undefined) takeOut(home, slot);
-    // Still waiting to move into its buckets (added since the last match).
-    for (const bucket of staging.drop(slot)) {
-      if (bucket.home === HOME_BROAD) broadSize--;
-      dropIfEmpty(bucket);
-    }
     homes[slot] = null;
     slots.release(slot);
     return true;
@@ -221,7 +215,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       case HOME_SEED:
         homes[slot] = (seeds ?? []).map((seed) => {
           const bucket = seedBucket(c, seed);
-          staging.push(bucket, axis, entry);
+          if (bucket.add(entry, axis)) dirty.push(bucket);
           return bucket;
         });
         return;
@@ -245,7 +239,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         broadSize++;
     }
     homes[slot] = bucket;
-    staging.push(bucket, axis, entry);
+    if (bucket.add(entry, axis)) dirty.push(bucket);
   }
 
   /** Visits each distinct id's bucket once (a listing can carry one sticker several times). */
@@ -271,11 +265,12 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   function settle(): void {
-    staging.flush(slots);
+    for (const bucket of dirty) bucket.settle(slots);
+    dirty = [];
   }
 
   function match(listing: Listing): RuleRef[] {
-    if (staging.size > 0) settle();
+    if (dirty.length > 0) settle();
     const out: RuleRef[] = [];
     const facts = prepareListing(listing, fees);
     if (!facts.listed) return out;
