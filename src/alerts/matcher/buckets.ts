@@ -194,17 +194,38 @@ export class Bucket {
 
   /** Appends the refs of the rules here that the listing satisfies (the bucket is settled). */
   collect(slots: RuleSlots, l: ListingFacts, out: RuleRef[]): void {
-    for (let axis = 0; axis < AX_NONE; axis++) {
+    for (let axis = 0; axis < AXES; axis++) {
       const list = this.lists[axis];
       if (list === null || list === undefined) continue;
-      for (let o = 0; o < list.length; o += E) {
-        if (!passes(axis, boundOf(slots, axis, list, o), l)) break;
-        if (slots.matches(list, o, l)) out.push(slots.refOf(list, o));
-      }
+      // One loop per kind of bound, each reading its bound straight from the list: the scan is
+      // the hot path, and a generic bound lookup per rule costs more than the check itself.
+      const end = scanEnd(slots, axis, list, l);
+      for (let o = 0; o < end; o += E) if (slots.matches(list, o, l)) out.push(slots.refOf(list, o));
     }
-    const rest = this.lists[AX_NONE];
-    if (rest !== null && rest !== undefined) {
-      for (let o = 0; o < rest.length; o += E) if (slots.matches(rest, o, l)) out.push(slots.refOf(rest, o));
-    }
+  }
+}
+
+/** Where a scan of a list stops: the offset of the first rule whose bound the listing fails. */
+function scanEnd(slots: RuleSlots, axis: number, list: Float64Array, l: ListingFacts): number {
+  let o = 0;
+  const n = list.length;
+  switch (axis) {
+    case AX_NONE:
+      return n;
+    case AX_DISCOUNT:
+      while (o < n && meetsDiscount(l.discount, list[o + E_MIN_DISCOUNT] as number)) o += E;
+      return o;
+    case AX_PRICE:
+      while (o < n && l.price <= (list[o + E_MAX_PRICE] as number)) o += E;
+      return o;
+    case AX_FLOAT_MAX:
+      while (o < n && l.float <= (list[o + E_MAX_FLOAT] as number)) o += E;
+      return o;
+    case AX_FLOAT_MIN:
+      while (o < n && l.float >= (list[o + E_MIN_FLOAT] as number)) o += E;
+      return o;
+    default:
+      while (o < n && passes(axis, boundOf(slots, axis, list, o), l)) o += E;
+      return o;
   }
 }
