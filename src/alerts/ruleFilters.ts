@@ -333,7 +333,7 @@ export function compileFilters(
  * - deal filters (min_profit, fade, blue gem, float rank, sticker value...): matchesDeal in
  *   dealFilters.ts, a listing without the value meets none of them; tier: only its copied seeds
  *   count; min_sales_per_day: not here (it needs the price history; listingAlerts.ts applies it).
- * The index (matcher.ts, matchesSlot) runs these same checks on its packed copy of the filters:
+ * The index (matcher/slots.ts, RuleSlots.matches) runs these same checks on its packed copy of the filters:
  * change both together (test/alerts/matcher.test.ts compares the index with this function).
  */
 export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
