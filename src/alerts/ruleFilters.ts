@@ -215,7 +215,7 @@ export interface ListingFacts {
   stickerSlots: number[];
   keychainIds: number[];
   /** Deal values (profit after fees, fade, blue gem, ...) in dealFilters.ts' order; NaN when absent. */
-  deal: Float64Array;
+  deal: readonly number[];
 }
 
 /**
