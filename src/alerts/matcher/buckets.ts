@@ -131,6 +131,8 @@ function sortByBound(slots: RuleSlots, axis: number, list: ArrayLike<number>): F
 export class Bucket {
   private readonly lists: Array<Float64Array | null> = new Array<Float64Array | null>(AXES).fill(null);
   private pending: Array<number[] | null> | null = null;
+  /** Bit per axis whose list is not empty. */
+  private axes = 0;
   size = 0;
 
   /** `outer`: the def index or name of a def+paint, def+seed or name+seed bucket (keyed by paint or seed). */
@@ -175,6 +177,7 @@ export class Bucket {
     rest.set(list.subarray(0, o));
     rest.set(list.subarray(o + E), o);
     this.lists[axis] = rest.length > 0 ? rest : null;
+    if (rest.length === 0) this.axes &= ~(1 << axis);
     this.size--;
     return true;
   }
@@ -188,13 +191,16 @@ export class Bucket {
       if (waiting === null || waiting === undefined || waiting.length === 0) continue;
       const old = this.lists[axis];
       this.lists[axis] = sortByBound(slots, axis, old ? Array.from(old).concat(waiting) : waiting);
+      this.axes |= 1 << axis;
     }
     this.pending = null;
   }
 
   /** Appends the refs of the rules here that the listing satisfies (the bucket is settled). */
   collect(slots: RuleSlots, l: ListingFacts, out: RuleRef[]): void {
-    for (let axis = 0; axis < AXES; axis++) {
+    // Most buckets use one or two axes: visit only those (a listing visits up to ~20 buckets).
+    for (let axes = this.axes, axis = 0; axes !== 0; axes >>>= 1, axis++) {
+      if ((axes & 1) === 0) continue;
       const list = this.lists[axis];
       if (list === null || list === undefined) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
