@@ -429,7 +429,7 @@ export function timePerListing(
 }
 
 /** A full GC before each reading, so heap numbers are live data rather than garbage timing. */
-const collectGarbage: () => void = (() => {
+export const collectGarbage: () => void = (() => {
   if (typeof globalThis.gc === "function") return globalThis.gc;
   // Without --expose-gc: enable the flag at run time and take gc from a fresh context.
   setFlagsFromString("--expose-gc");
