@@ -215,17 +215,24 @@ export function catalogOf(market: Market): Map<string, CatalogItem> {
  * some seed or float hunts by def/paint index, a few sticker and keychain watches, and a small
  * number of broad "anything far below reference" rules. Tuned so a listing matches a handful of
  * rules at 100k rules, as an alert feed would (hundreds per listing would be spam, not alerts).
+ * `itemless`: the share of rules naming no item, drawn from a wider mix (itemlessRule); without it
+ * the draws are the historical ones, so the other scenarios' rule sets stay the same.
  */
-export function generateRules(market: Market, count: number): MatcherRule[] {
+export function generateRules(
+  market: Market,
+  count: number,
+  opts: { itemless?: number } = {},
+): MatcherRule[] {
   const { rnd } = market;
   const rules: MatcherRule[] = [];
   const deal = (price: number) => Math.max(3, Math.round(price * (0.55 + rnd() * 0.4)));
   const seeds = () => Array.from({ length: 1 + Math.floor(rnd() * 6) }, () => Math.floor(rnd() * 1001));
+  const itemless = opts.itemless;
   for (let i = 0; i < count; i++) {
     const skin = market.pickSkin();
     const [wearName, lo, hi] = wearOf(rnd);
-    const f: RuleFilters = {};
-    const kind = rnd();
+    let f: RuleFilters = {};
+    const kind = itemless === undefined ? rnd() : rnd() < itemless ? 1 : 0;
     if (kind < 0.75) {
       const statcounter = rnd() < 0.1;
       f.item = marketName(skin, wearName, statcounter);
@@ -238,6 +245,8 @@ export function generateRules(market: Market, count: number): MatcherRule[] {
         f.max_float = Math.round((lo + rnd() * (hi - lo)) * 1000) / 1000;
       }
       if (rnd() < 0.05) f.paint_seeds = seeds();
+    } else if (itemless !== undefined) {
+      f = itemlessRule(market, skin, deal, seeds);
     } else if (kind < 0.87) {
       f.def_index = skin.defIndex;
       f.paint_index = skin.paintIndex;
@@ -252,10 +261,7 @@ export function generateRules(market: Market, count: number): MatcherRule[] {
       f.paint_index = skin.paintIndex;
       f.max_price = deal(cheapestOf(skin));
     } else if (kind < 0.97) {
-      // Sticker collectors watch any sticker, rare ones as often as common ones.
-      f.stickers = [
-        { id: 1000 + Math.floor(rnd() * 3000), ...(rnd() < 0.3 ? { slot: Math.floor(rnd() * 5) } : {}) },
-      ];
+      f.stickers = stickerWatch(rnd);
       if (rnd() < 0.5) f.max_price = 100 * (5 + Math.floor(rnd() * 200));
     } else if (kind < 0.995) {
       f.keychains = [Math.floor(rnd() * 300)];
@@ -272,6 +278,71 @@ export function generateRules(market: Market, count: number): MatcherRule[] {
     });
   }
   return rules;
+}
+
+/** Sticker collectors watch any sticker, rare ones as often as common ones. */
+function stickerWatch(rnd: () => number): NonNullable<RuleFilters["stickers"]> {
+  return [{ id: 1000 + Math.floor(rnd() * 3000), ...(rnd() < 0.3 ? { slot: Math.floor(rnd() * 5) } : {}) }];
+}
+
+/** Knives in the catalogue (WEAPONS' def indexes): "any knife" rules name one of them. */
+const KNIFE_DEFS = WEAPONS.flatMap((w, i) => (w.endsWith("Knife") ? [i < 20 ? i + 1 : 500 + i] : []));
+
+/**
+ * A rule naming no item: a skin by def+paint index, a weapon by def index ("any Talon Knife under
+ * $100 below 0.01 float"), a paint, a sticker or keychain, or the whole market bounded by a
+ * discount ("any listing 30% under reference"), a float ceiling, a profit after fees or a category.
+ */
+function itemlessRule(
+  market: Market,
+  skin: Skin,
+  deal: (price: number) => number,
+  seeds: () => number[],
+): RuleFilters {
+  const { rnd } = market;
+  const f: RuleFilters = {};
+  const cents = () => 100 * (1 + Math.floor(rnd() * 200));
+  const tinyFloat = () => Math.round((0.0005 + rnd() * 0.0095) * 10000) / 10000;
+  const kind = rnd();
+  if (kind < 0.3) {
+    f.def_index = skin.defIndex;
+    f.paint_index = skin.paintIndex;
+    if (rnd() < 0.4) f.paint_seeds = seeds();
+    else f.max_price = deal(cheapestOf(skin));
+  } else if (kind < 0.45) {
+    const knife = rnd() < 0.3;
+    f.def_index = knife ? (KNIFE_DEFS[Math.floor(rnd() * KNIFE_DEFS.length)] as number) : skin.defIndex;
+    if (knife || rnd() < 0.5) {
+      f.max_float = tinyFloat();
+      if (knife || rnd() < 0.5) f.max_price = cents();
+    } else f.paint_seeds = seeds();
+  } else if (kind < 0.5) {
+    f.paint_index = skin.paintIndex;
+    f.max_price = deal(cheapestOf(skin));
+  } else if (kind < 0.65) {
+    f.stickers = stickerWatch(rnd);
+    if (rnd() < 0.5) f.max_price = cents();
+  } else if (kind < 0.72) {
+    f.keychains = [Math.floor(rnd() * 300)];
+    if (rnd() < 0.5) f.max_price = cents();
+  } else {
+    // The whole market, bounded tightly (a loose bound over the whole market would be spam).
+    const broad = rnd();
+    if (broad < 0.35) {
+      f.min_discount = 30 + Math.floor(rnd() * 31);
+      if (rnd() < 0.7) f.max_price = cents();
+    } else if (broad < 0.6) {
+      f.max_float = Math.round((0.0002 + rnd() * 0.003) * 10000) / 10000;
+      f.max_price = cents();
+    } else if (broad < 0.8) {
+      f.min_profit_pct = 40 + Math.floor(rnd() * 61);
+      f.min_profit = 500 + 100 * Math.floor(rnd() * 50);
+    } else {
+      f.category = rnd() < 0.8 ? "statcounter" : "souvenir";
+      f.min_discount = 20 + Math.floor(rnd() * 26);
+    }
+  }
+  return f;
 }
 
 /** Listings as the feed delivers them, parsed by the real Listing schema. */
@@ -338,7 +409,11 @@ export interface MatchingBenchRow {
  * wall time: on a shared machine other processes stretch wall time but not this process's CPU
  * time, and averaging over many passes evens out the kernel's coarse CPU accounting.
  */
-function timePerListing(listings: readonly Listing[], fn: (l: Listing) => unknown, minMs = 200): number {
+export function timePerListing(
+  listings: readonly Listing[],
+  fn: (l: Listing) => unknown,
+  minMs = 200,
+): number {
   // Warm up so the JIT has compiled the hot loop before timing.
   for (let i = 0; i < Math.min(200, listings.length); i++) fn(listings[i] as Listing);
   let passes = 0;
@@ -354,7 +429,7 @@ function timePerListing(listings: readonly Listing[], fn: (l: Listing) => unknow
 }
 
 /** A full GC before each reading, so heap numbers are live data rather than garbage timing. */
-const collectGarbage: () => void = (() => {
+export const collectGarbage: () => void = (() => {
   if (typeof globalThis.gc === "function") return globalThis.gc;
   // Without --expose-gc: enable the flag at run time and take gc from a fresh context.
   setFlagsFromString("--expose-gc");
@@ -363,7 +438,7 @@ const collectGarbage: () => void = (() => {
 })();
 
 /** The JS heap plus ArrayBuffer contents (the index keeps its numbers in typed arrays). */
-function heapMb(): number {
+export function heapMb(): number {
   collectGarbage();
   const m = process.memoryUsage();
   return (m.heapUsed + m.arrayBuffers) / 1024 / 1024;
@@ -381,6 +456,8 @@ export function runMatchingBench(
     const before = heapMb();
     const index = createMatcherIndex();
     for (const rule of rules) index.add(rule);
+    // As a load does: the lists sorted and packed, the room adding used given back.
+    index.settle();
     const heapUsedMb = heapMb();
     const rssMb = process.memoryUsage().rss / 1024 / 1024;
     let matches = 0;

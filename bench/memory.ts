@@ -28,6 +28,8 @@ export interface MemoryReading {
   readyMs: number;
   /** createApp -> every rule in the index. */
   loadedMs: number;
+  /** The rule index's full load alone: database -> index (absent in readings taken before it was reported). */
+  indexLoadMs?: number;
   /** Index loaded -> RSS steady (GC once a second until it holds). */
   settleMs: number;
   /** The highest RSS the process reached (during the load). */
@@ -99,7 +101,7 @@ export interface MemoryRun {
 
 export async function runMemory(
   postgres: BenchPostgres,
-  opts: { runs: readonly MemoryRun[]; users: number },
+  opts: { runs: readonly MemoryRun[]; users: number; itemless?: number },
 ): Promise<MemoryResult> {
   const compiled = opts.runs.some((r) => r.runner === "compiled") ? await compileChild() : undefined;
   const double = await startDiscordDouble();
@@ -116,7 +118,7 @@ export async function runMemory(
           db,
           users.map((u) => u.id),
         );
-        const set = ruleSet(count, 44);
+        const set = ruleSet(count, 44, opts.itemless === undefined ? {} : { itemless: opts.itemless });
         const owners = assignOwners(count, ids, rnd);
         await insertRules(
           db,
@@ -153,7 +155,7 @@ export async function runMemory(
             dataDir,
           );
           try {
-            const line = await child.waitFor((l) => l.raw.bench === "memory", 300_000, "the memory reading");
+            const line = await child.waitFor((l) => l.raw.bench === "memory", 600_000, "the memory reading");
             const r = line.raw as unknown as MemoryReading;
             readings.push({
               runner: run.runner,
@@ -166,6 +168,7 @@ export async function runMemory(
               externalMb: r.externalMb,
               readyMs: r.readyMs,
               loadedMs: r.loadedMs,
+              ...(r.indexLoadMs === undefined ? {} : { indexLoadMs: r.indexLoadMs }),
               settleMs: r.settleMs,
               peakRssMb: r.peakRssMb,
             });

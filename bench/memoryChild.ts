@@ -24,7 +24,7 @@ const service = app.services.find((s: BackgroundService) => "engine" in s) as
   (BackgroundService & { engine: AlertEngine }) | undefined;
 if (!service) throw new Error("no alert engine service");
 const engine = service.engine;
-const deadline = Date.now() + 300_000;
+const deadline = Date.now() + 600_000;
 while (!(engine.stats().rules === expected && engine.stats().feed.mark !== undefined)) {
   if (Date.now() > deadline) throw new Error(`the engine did not load ${expected} rules`);
   await sleep(50);
@@ -56,6 +56,7 @@ process.stdout.write(
     externalMb: mb(m.external),
     readyMs: Math.round(readyMs),
     loadedMs: Math.round(loadedMs),
+    indexLoadMs: engine.ruleIndex.lastLoadMs,
     settleMs: Math.round(settleMs),
     // ru_maxrss: the most this process ever had resident (KiB on Linux).
     peakRssMb: mb(process.resourceUsage().maxRSS * 1024),

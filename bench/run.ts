@@ -1,7 +1,7 @@
 // `npm run bench`: every scenario against the real app, the sandbox marketplace, the local Discord and
 // Postgres; writes bench/results.json and the tables in bench/README.md and README.md ("Performance").
 // `npm run bench:quick` runs smaller counts for development and writes bench/results.quick.json only.
-// Options: --only latency,snipe,matching,economy,ack,memory,start,throughput,fan-out   (merged into the previous results)
+// Options: --only latency,snipe,scale,matching,economy,ack,memory,start,throughput,fan-out,million   (merged into the previous results)
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "prettier";
@@ -24,6 +24,7 @@ import {
 import { runMatchingBench } from "./matching.ts";
 import { runMemory } from "./memory.ts";
 import { runScale } from "./scale.ts";
+import { runMillion } from "./million.ts";
 import { runSnipe } from "./snipe.ts";
 import { runStartup } from "./startup.ts";
 import { runThroughput } from "./throughput.ts";
@@ -39,6 +40,7 @@ const SCENARIOS = [
   "fan-out",
   "memory",
   "start",
+  "million",
 ] as const;
 type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -90,6 +92,7 @@ const plan = quick
         { rules: 100_000, runner: "compiled" as const },
       ],
       start: { coldRuns: 1, warmRuns: 1 },
+      million: { rules: 200_000, itemless: 0.2, listings: 1000, minMs: 100, users: 1000 },
     }
   : {
       latency: { users: 1000, rules: 10_000, matching: 300, noise: 300, durationMs: 60_000 },
@@ -124,6 +127,7 @@ const plan = quick
         { rules: 100_000, runner: "tsx" as const },
       ],
       start: { coldRuns: 1, warmRuns: 3 },
+      million: { rules: 1_000_000, itemless: 0.2, listings: 2000, minMs: 200, users: 5000 },
     };
 
 const resultsFile = path.join(REPO_ROOT, "bench", quick ? "results.quick.json" : "results.json");
@@ -167,7 +171,7 @@ async function main(): Promise<void> {
   });
 
   const needsDb = (
-    ["economy", "latency", "snipe", "scale", "ack", "throughput", "fan-out", "memory"] as const
+    ["economy", "latency", "snipe", "scale", "ack", "throughput", "fan-out", "memory", "million"] as const
   ).some(want);
   let postgres: BenchPostgres | undefined;
   if (needsDb) {
@@ -205,6 +209,9 @@ async function main(): Promise<void> {
         scenarios.memory = await record(pg.description, () =>
           runMemory(pg, { runs: plan.memory, users: 1000 }),
         );
+      });
+      await attempt("million", async () => {
+        scenarios.million = await record(pg.description, () => runMillion(pg, plan.million));
       });
     }
   } finally {

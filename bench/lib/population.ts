@@ -87,10 +87,13 @@ export interface RuleSet {
   filters: RuleFilters[];
 }
 
-/** `count` realistic rules (bench/matching.ts's generator), each checked against the stored-rule schema. */
-export function ruleSet(count: number, seed = 42): RuleSet {
+/**
+ * `count` realistic rules (bench/matching.ts's generator), each checked against the stored-rule
+ * schema. `itemless`: the share of rules naming no item (see generateRules).
+ */
+export function ruleSet(count: number, seed = 42, opts: { itemless?: number } = {}): RuleSet {
   const market = createMarket(seed);
-  const filters = generateRules(market, count).map((r) => RuleFilters.parse(r.filters));
+  const filters = generateRules(market, count, opts).map((r) => RuleFilters.parse(r.filters));
   return { market, catalog: catalogOf(market), filters };
 }
 

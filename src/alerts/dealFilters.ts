@@ -175,30 +175,43 @@ export function describeDeal(f: DealFilterValues, parts: string[]): void {
 // Matching. A rule's deal bounds and a listing's deal values are parallel arrays (same order),
 // NaN for "not set" / "absent". One function decides them for matchesFacts and the index alike.
 
-/** The filter (and whether it is a maximum) and the listing value behind each position. */
+/** A numeric field of DealFacts. */
+type DealFact = {
+  [K in keyof DealFacts]-?: DealFacts[K] extends number | undefined ? K : never;
+}[keyof DealFacts];
+
+/** The filter (and whether it is a maximum) and the listing value (a DealFacts field) behind each position. */
 const DEAL_BOUNDS = [
-  { filter: "min_profit", max: false, value: (d: DealFacts) => d.netResaleCents },
-  { filter: "min_profit_pct", max: false, value: (d: DealFacts) => d.netResalePercent },
-  { filter: "min_exit_profit", max: false, value: (d: DealFacts) => d.exitCents },
-  { filter: "min_fade", max: false, value: (d: DealFacts) => d.fadePercent },
-  { filter: "max_fade", max: true, value: (d: DealFacts) => d.fadePercent },
-  { filter: "min_playside_blue", max: false, value: (d: DealFacts) => d.playsideBlue },
-  { filter: "min_backside_blue", max: false, value: (d: DealFacts) => d.backsideBlue },
-  { filter: "max_float_rank", max: true, value: (d: DealFacts) => d.floatRank },
-  { filter: "min_sticker_value", max: false, value: (d: DealFacts) => d.stickerValueCents },
-  { filter: "min_sticker_pct", max: false, value: (d: DealFacts) => d.stickerPercent },
+  { filter: "min_profit", max: false, fact: "netResaleCents" },
+  { filter: "min_profit_pct", max: false, fact: "netResalePercent" },
+  { filter: "min_exit_profit", max: false, fact: "exitCents" },
+  { filter: "min_fade", max: false, fact: "fadePercent" },
+  { filter: "max_fade", max: true, fact: "fadePercent" },
+  { filter: "min_playside_blue", max: false, fact: "playsideBlue" },
+  { filter: "min_backside_blue", max: false, fact: "backsideBlue" },
+  { filter: "max_float_rank", max: true, fact: "floatRank" },
+  { filter: "min_sticker_value", max: false, fact: "stickerValueCents" },
+  { filter: "min_sticker_pct", max: false, fact: "stickerPercent" },
 ] as const satisfies ReadonlyArray<{
   filter: (typeof NARROWING_DEAL_FILTERS)[number];
   max: boolean;
-  value: (d: DealFacts) => number | undefined;
+  fact: DealFact;
 }>;
 const IS_MAX = DEAL_BOUNDS.map((b) => b.max);
+const FACTS: readonly DealFact[] = DEAL_BOUNDS.map((b) => b.fact);
+/** Per position: whether the bound is a maximum (the index sorts each position's bounds by it). */
+export const DEAL_BOUND_IS_MAX: readonly boolean[] = IS_MAX;
 /** Percentages computed in binary fractions: a rule at exactly 8.1% must still match 8.1%. */
 const DEAL_EPSILON = 1e-9;
 
 /** The listing's values in DEAL_BOUNDS order; NaN where the listing does not have it. */
-export function dealValuesOf(d: DealFacts): Float64Array {
-  return Float64Array.from(DEAL_BOUNDS, (b) => b.value(d) ?? NaN);
+export function dealValuesOf(d: DealFacts): number[] {
+  // A plain array filled field by field: a Float64Array per listing (a native buffer each) and
+  // Float64Array.from with a function per position cost a microsecond a listing between them, on
+  // the feed's hot path.
+  const out: number[] = [];
+  for (let i = 0; i < FACTS.length; i++) out.push(d[FACTS[i] as DealFact] ?? NaN);
+  return out;
 }
 
 /** The rule's bounds in DEAL_BOUNDS order (NaN: not set); null for a rule without any (most rules). */
@@ -207,13 +220,17 @@ export function compileDeal(f: DealFilterValues): Float64Array | null {
   return Float64Array.from(DEAL_BOUNDS, (b) => f[b.filter] ?? NaN);
 }
 
+/** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
+export function meetsDealBound(i: number, bound: number, value: number): boolean {
+  return IS_MAX[i] === true ? value <= bound + DEAL_EPSILON : value >= bound - DEAL_EPSILON;
+}
+
 /** Every set bound is met; a NaN value (the listing lacks it) meets none. */
 export function matchesDeal(bounds: ArrayLike<number>, values: ArrayLike<number>): boolean {
   for (let i = 0; i < bounds.length; i++) {
     const b = bounds[i] as number;
     if (b !== b) continue;
-    const v = values[i] as number;
-    if (IS_MAX[i] === true ? !(v <= b + DEAL_EPSILON) : !(v >= b - DEAL_EPSILON)) return false;
+    if (!meetsDealBound(i, b, values[i] as number)) return false;
   }
   return true;
 }

@@ -34,7 +34,7 @@ import {
 
 export const MAX_ITEM_NAME = 128;
 export const MAX_KEYCHAINS = 4;
-const MAX_REF_QTY = 1_000_000_000;
+export const MAX_REF_QTY = 1_000_000_000;
 
 const SmallId = z.number().int().min(0).max(MAX_SMALL_ID);
 const FloatBound = z.number().min(0).max(1);
@@ -213,7 +213,7 @@ export interface ListingFacts {
   stickerSlots: number[];
   keychainIds: number[];
   /** Deal values (profit after fees, fade, blue gem, ...) in dealFilters.ts' order; NaN when absent. */
-  deal: Float64Array;
+  deal: readonly number[];
 }
 
 /**
@@ -331,7 +331,7 @@ export function compileFilters(
  * - deal filters (min_profit, fade, blue gem, float rank, sticker value...): matchesDeal in
  *   dealFilters.ts, a listing without the value meets none of them; tier: only its copied seeds
  *   count; min_sales_per_day: not here (it needs the price history; listingAlerts.ts applies it).
- * The index (matcher.ts, matchesSlot) runs these same checks on its packed copy of the filters:
+ * The index (matcher/slots.ts, RuleSlots.matches) runs these same checks on its packed copy of the filters:
  * change both together (test/alerts/matcher.test.ts compares the index with this function).
  */
 export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {

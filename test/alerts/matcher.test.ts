@@ -108,6 +108,51 @@ function randomFilters(g: Gen): RuleFilters {
   return RuleFilters.parse(f);
 }
 
+/**
+ * A rule naming no item: random filters without the name, most index keys dropped, and more
+ * whole-market bounds (discount, float, deal), so broad, def-only, paint-only, seed, sticker and
+ * keychain buckets and every sorted bound in them get many rules.
+ */
+function randomItemlessFilters(g: Gen): RuleFilters {
+  const f: Record<string, unknown> = { ...randomFilters(g) };
+  delete f["item"];
+  for (const key of ["def_index", "paint_index", "paint_seeds", "stickers", "keychains"]) {
+    if (g.chance(0.5)) delete f[key];
+  }
+  if (g.chance(0.25)) f["min_discount"] = g.pick([0, 5, 10, 15, 20, 29, 50]);
+  if (g.chance(0.2) && f["min_float"] === undefined) f["max_float"] = g.pick(FLOATS);
+  if (g.chance(0.1) && f["max_float"] === undefined) f["min_float"] = g.pick(FLOATS);
+  if (g.chance(0.1)) f["min_profit_pct"] = g.pick([0, 5, 10, 50]);
+  if (g.chance(0.08)) f["max_float_rank"] = g.int(1, 6);
+  if (g.chance(0.08) && f["min_fade"] === undefined) f["max_fade"] = g.pick(FADES);
+  if (
+    ![
+      "def_index",
+      "paint_index",
+      "paint_seeds",
+      "min_float",
+      "max_float",
+      "max_price",
+      "min_discount",
+      "stickers",
+      "keychains",
+      "min_profit",
+      "min_profit_pct",
+      "min_exit_profit",
+      "min_fade",
+      "max_fade",
+      "min_playside_blue",
+      "min_backside_blue",
+      "max_float_rank",
+      "min_sticker_value",
+      "min_sticker_pct",
+    ].some((k) => k in f)
+  ) {
+    f["max_price"] = g.int(10, 100) * 10;
+  }
+  return RuleFilters.parse(f);
+}
+
 function randomListing(g: Gen, n: number): Listing {
   const opt = <T>(p: number, v: () => T): T | null => (g.chance(p) ? v() : null);
   const price = g.int(10, 100) * 10;
@@ -227,6 +272,58 @@ describe("matcher index equals a linear scan", () => {
     );
   });
 
+  it("GIVEN 4000 random rules of which four in five name no item WHEN 1500 random listings arrive THEN the index returns exactly the linear scan's rules", () => {
+    const g = gen(20261125);
+    const rules: MatcherRule[] = Array.from({ length: 4000 }, (_, i) => ({
+      id: String(i + 1),
+      userId: `u${i % 89}`,
+      filters: g.chance(0.8) ? randomItemlessFilters(g) : randomFilters(g),
+    }));
+    const index = createMatcherIndex({ capacity: 100 });
+    for (const rule of rules) index.add(rule);
+    const byId = new Map(rules.map((r) => [r.id, r]));
+    const differences: Array<{ listing: string; index: string[]; linear: string[] }> = [];
+    const wrongUsers: string[] = [];
+    const keysSeenInMatches = new Set<string>();
+    let itemlessMatches = 0;
+    for (let n = 0; n < 1500; n++) {
+      const listing = randomListing(g, n);
+      const expected = ids(linearScanMatch(rules, listing));
+      const actual = index.match(listing);
+      const got = ids(actual);
+      if (got.join() !== expected.join())
+        differences.push({ listing: listing.id, index: got, linear: expected });
+      for (const ref of actual) {
+        const rule = byId.get(ref.id);
+        if (ref.userId !== rule?.userId) wrongUsers.push(ref.id);
+        if (rule?.filters.item === undefined) itemlessMatches++;
+        for (const key of Object.keys(rule?.filters ?? {})) keysSeenInMatches.add(key);
+      }
+    }
+    expect(differences).toEqual([]);
+    expect(wrongUsers).toEqual([]);
+    // Item-less rules of every kind took part in matches, not only the named ones.
+    expect(itemlessMatches).toBeGreaterThan(10_000);
+    for (const key of [
+      "category",
+      "type",
+      "def_index",
+      "paint_index",
+      "paint_seeds",
+      "stickers",
+      "keychains",
+      "min_discount",
+      "max_float",
+      "min_float",
+      "max_price",
+      "min_profit_pct",
+      "max_float_rank",
+      "max_fade",
+    ]) {
+      expect(keysSeenInMatches, key).toContain(key);
+    }
+  });
+
   it("GIVEN random adds, updates and removes between matches WHEN listings arrive THEN the index still equals the linear scan", () => {
     const g = gen(77);
     const index = createMatcherIndex();
@@ -239,11 +336,18 @@ describe("matcher index equals a linear scan", () => {
       const op = g.rnd();
       const existing = [...live.keys()];
       if (op < 0.4 || existing.length === 0) {
-        const rule = { id: `r${nextId++}`, userId: `u${g.int(1, 20)}`, filters: randomFilters(g) };
+        const filters = g.chance(0.5) ? randomItemlessFilters(g) : randomFilters(g);
+        // Numeric ids (as database ids are) and other strings take different paths in the index.
+        const rule = {
+          id: g.chance(0.5) ? String(nextId++) : `r${nextId++}`,
+          userId: `u${g.int(1, 20)}`,
+          filters,
+        };
         index.add(rule);
         live.set(rule.id, rule);
       } else if (op < 0.55) {
-        const rule = { id: g.pick(existing), userId: `u${g.int(1, 20)}`, filters: randomFilters(g) };
+        const filters = g.chance(0.5) ? randomItemlessFilters(g) : randomFilters(g);
+        const rule = { id: g.pick(existing), userId: `u${g.int(1, 20)}`, filters };
         index.update(rule);
         live.set(rule.id, rule);
       } else if (op < 0.7) {

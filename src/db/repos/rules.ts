@@ -188,28 +188,34 @@ export interface EnabledRule {
 
 /**
  * Every enabled rule's id, owner and filters, in id order, a batch at a time (keyset pagination
- * on the primary key): a load of 100k rules holds one batch of rows at a time, reads no column
- * and no join the index does not use, and no long transaction holds the table. The batch size
- * sets the load's peak memory (measured at 100k rules: 1,000 rows peak ~175 MB RSS, 5,000 ~197
- * MB, 10,000 ~211 MB) and hardly its time (0.64 s against 0.60 s with 5,000).
+ * on the primary key): a load holds two batches of rows at a time, reads no column and no join
+ * the index does not use, and no long transaction holds the table. The next batch is read while
+ * the caller indexes this one (Postgres and the index then work at once: at a million rules
+ * either alone is seconds). The batch size sets the load's peak memory (measured at 100k rules:
+ * 1,000 rows peak ~175 MB RSS, 5,000 ~197 MB, 10,000 ~211 MB) and hardly its time.
  */
 export async function* loadAllEnabledRules(
   db: Db,
   opts: { batchSize?: number } = {},
 ): AsyncGenerator<EnabledRule[]> {
-  const take = opts.batchSize ?? 1000;
-  let afterId = 0;
-  for (;;) {
-    const rows: EnabledRule[] = await db.watchRule.findMany({
+  const take = opts.batchSize ?? 5000;
+  const read = (afterId: number): Promise<EnabledRule[]> =>
+    db.watchRule.findMany({
       where: { enabled: true, id: { gt: afterId } },
       orderBy: { id: "asc" },
       take,
       select: { id: true, userId: true, filters: true, armMode: true },
     });
-    if (rows.length === 0) return;
-    yield rows;
-    const last = rows[rows.length - 1];
-    if (!last || rows.length < take) return;
-    afterId = last.id;
+  let next: Promise<EnabledRule[]> | undefined = read(0);
+  try {
+    while (next !== undefined) {
+      const rows: EnabledRule[] = await next;
+      const last: EnabledRule | undefined = rows[rows.length - 1];
+      next = last !== undefined && rows.length === take ? read(last.id) : undefined;
+      if (rows.length > 0) yield rows;
+    }
+  } finally {
+    // A caller that stops early leaves no read behind to fail unobserved.
+    await next?.catch(() => undefined);
   }
 }
