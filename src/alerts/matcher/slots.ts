@@ -111,6 +111,12 @@ export class RuleSlots {
   readonly lists: Array<number[] | null> = [];
   /** Per slot: the rule's deal bounds (compileDeal), null without any. */
   readonly deals: Array<Float64Array | null> = [];
+  /**
+   * Per slot: the rule's RuleRef, made the first time the rule matches and reused after: a
+   * listing matching hundreds of rules then allocates nothing per match. Only rules that matched
+   * hold one (at most ~50 bytes each); a freed slot drops its own.
+   */
+  private readonly refs: Array<RuleRef | undefined> = [];
   /** Per slot: index of the owner in `users`. */
   private owners: Int32Array;
   private readonly freeSlots: number[] = [];
@@ -183,6 +189,7 @@ export class RuleSlots {
     this.keys[slot] = FREE;
     this.lists[slot] = null;
     this.deals[slot] = null;
+    this.refs[slot] = undefined;
     this.freeSlots.push(slot);
   }
 
@@ -241,11 +248,16 @@ export class RuleSlots {
 
   /** The rule of the entry at offset o of a bucket's list. */
   refOf(n: Float64Array, o: number): RuleRef {
+    const slot = n[o + E_SLOT] as number;
+    const known = this.refs[slot];
+    if (known !== undefined) return known;
     const id = n[o + E_ID] as number;
-    return {
-      id: id >= 0 ? String(id) : (this.keys[n[o + E_SLOT] as number] as string),
+    const ref: RuleRef = Object.freeze({
+      id: id >= 0 ? String(id) : (this.keys[slot] as string),
       userId: this.users[Math.floor((n[o + E_BITS] as number) / OWNER_UNIT)] as string,
-    };
+    });
+    this.refs[slot] = ref;
+    return ref;
   }
 
   private newSlot(): number {
