@@ -4,7 +4,6 @@
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
-import { isMarketError } from "../market/errors.ts";
 import type { Listing } from "../market/schemas.ts";
 import { UserFacingError } from "../errors.ts";
 import {
@@ -30,6 +29,7 @@ import { dedupeKey } from "../alerts/content.ts";
 import type { AutoBuyAlert } from "../alerts/payload.ts";
 import { writeAlerts, type Db } from "../alerts/store.ts";
 import { dealOf } from "../alerts/deal.ts";
+import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
 import { referencePriceOf } from "../alerts/ruleFilters.ts";
 
 export interface ArmedHit {
@@ -297,69 +297,15 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
 
   /** Why a sent purchase did not go through, told as the user needs it; never retried. */
   async function failed(user: UserRecord, error: unknown, reactionMs: number, finish: Finish): Promise<void> {
-    if (!isMarketError(error)) {
-      await finish("unknown", {
-        detail: "an error on our side after the request left; it stays counted until we know",
-        spent: true,
-        reactionMs,
-      });
-      return;
+    const o = outcomeOfFailedPurchase(error);
+    if (o.revokeKey) {
+      await revokeAccount(
+        { prisma: deps.prisma, market: deps.market, openKey: deps.openKey, logger: deps.logger },
+        user,
+      );
+      await disarmRules(deps.prisma, { userId: user.id, mode: "live" });
     }
-    if (error.mayHaveSucceeded) {
-      await finish("unknown", {
-        detail: `the marketplace did not answer (${error.kind}); it stays counted against your caps and you will get a DM once we know`,
-        spent: true,
-        reactionMs,
-      });
-      return;
-    }
-    switch (error.kind) {
-      case "stale_purchase":
-        await finish("lost", {
-          detail:
-            error.code === 15
-              ? "the price changed before the purchase went through"
-              : "someone was faster: the listing sold before the purchase went through",
-          spent: false,
-          reactionMs,
-        });
-        return;
-      case "unauthorized":
-        await revokeAccount(
-          { prisma: deps.prisma, market: deps.market, openKey: deps.openKey, logger: deps.logger },
-          user,
-        );
-        await disarmRules(deps.prisma, { userId: user.id, mode: "live" });
-        await finish("key_refused", {
-          detail: "the marketplace refused your API key (401); every live rule is disarmed",
-          spent: false,
-          disarm: true,
-          reactionMs,
-        });
-        return;
-      case "forbidden":
-        await finish("key_refused", {
-          detail:
-            "the marketplace refused the purchase for this key (403): it may lack the permission to buy",
-          spent: false,
-          disarm: true,
-          reactionMs,
-        });
-        return;
-      case "rate_limited":
-        await finish("failed", {
-          detail: "the marketplace was rate limiting us; nothing was bought",
-          spent: false,
-          reactionMs,
-        });
-        return;
-      default:
-        await finish("failed", {
-          detail: `the marketplace refused it${error.serviceMessage ? `: ${error.serviceMessage}` : ` (${error.kind})`}; nothing was bought`,
-          spent: false,
-          reactionMs,
-        });
-    }
+    await finish(o.outcome, { detail: o.detail, spent: o.spent, disarm: o.disarm, reactionMs });
   }
 
   return {
