@@ -294,4 +294,19 @@ describe("snipe mode through Discord", () => {
     const rows = await bot.db.prisma.watchRule.count({ where: { armMode: { not: null } } });
     expect(rows).toBe(0);
   });
+
+  it("GIVEN no linked key WHEN arming live THEN it is refused with the way to link one, while shadow mode needs none", async () => {
+    const item = uniqueItemName("nokey");
+    await rule(bob, "no key", item, 40);
+    expect(textOf(await bot.double.slash(bob, "account unlink").finalMessage())).toContain("Unlinked");
+    const refused = await answer(bot.double.slash(bob, "watch arm", { rule: "no key", mode: "live" }));
+    expect(isEphemeral(refused)).toBe(true);
+    expect(textOf(refused)).toContain("link it first with /account link");
+    expect(
+      textOf(await answer(bot.double.slash(bob, "watch arm", { rule: "no key", mode: "shadow" }))),
+    ).toContain("Armed in shadow mode");
+    expect(await bot.db.prisma.watchRule.count({ where: { armMode: "live" } })).toBe(0);
+    await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
+    await bot.link(bob);
+  });
 });
