@@ -32,6 +32,8 @@ export interface ArmTarget {
   /** Fingerprint of the rule's filters: a confirmation arms the rule it showed, not an edited one. */
   filtersHash: string;
   armMode: ArmMode | null;
+  /** The rule's filters as stored (parsed). */
+  filters: RuleFilters;
 }
 
 export interface LiveArmQuote extends ArmTarget {
@@ -81,6 +83,7 @@ export async function findRuleFor(db: Db, discordId: string, ref: string): Promi
     summary: describeFilters(filters.data),
     filtersHash: hashOf(row.filters),
     armMode: row.armMode,
+    filters: filters.data,
   };
 }
 
@@ -100,8 +103,7 @@ export async function armShadow(
 ): Promise<ArmTarget & { maxBuys: number }> {
   const maxBuys = requireMaxBuys(input.maxBuys);
   const target = await findRuleFor(deps.prisma, input.discordId, input.rule);
-  const row = await rulesRepo.getRule(deps.prisma, target.userId, target.ruleId);
-  refuseAuctionsOnly(RuleFilters.parse(row?.filters));
+  refuseAuctionsOnly(target.filters);
   if (!(await armRule(deps.prisma, { ...target, mode: "shadow", maxBuys, at: deps.now() })))
     throw ruleGone(target.ruleId);
   deps.logger.info({ userId: target.userId, ruleId: target.ruleId, maxBuys }, "rule armed in shadow mode");
@@ -132,8 +134,7 @@ export async function quoteLiveArm(
   const maxBuys = requireMaxBuys(input.maxBuys);
   const user = requireLiveAccount(await getUserByDiscordId(deps.prisma, input.discordId));
   const target = await findRuleFor(deps.prisma, input.discordId, input.rule);
-  const row = await rulesRepo.getRule(deps.prisma, user.id, target.ruleId);
-  const filters = RuleFilters.parse(row?.filters);
+  const filters = target.filters;
   refuseAuctionsOnly(filters);
   const caps = await capsOf(deps.prisma, user.id);
   const perCap = caps.perPurchaseCapCents;

@@ -174,12 +174,6 @@ export async function disarmWhenSpent(db: Db, ruleId: number): Promise<boolean> 
   return n > 0;
 }
 
-/** The user's latest armed matches, newest first. */
-export async function recentAutoBuys(db: Db, userId: number, take = 10): Promise<AutoBuyRecord[]> {
-  const rows = await db.autoBuy.findMany({ where: { userId }, orderBy: { id: "desc" }, take });
-  return rows.map(toRecord);
-}
-
 /** Shadow results of one rule since it was armed: what it would have bought. */
 export async function shadowResults(db: Db, ruleId: number, since: Date): Promise<AutoBuyRecord[]> {
   const rows = await db.autoBuy.findMany({
