@@ -272,6 +272,8 @@ export class RuleSlots {
     this.keys.push(FREE);
     this.lists.push(null);
     this.deals.push(null);
+    // Grown with the others: a store far past its length would turn it into a slow dictionary.
+    this.refs.push(undefined);
     return slot;
   }
 
