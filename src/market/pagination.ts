@@ -1,6 +1,6 @@
 // Walks paginated endpoints to the end: opaque cursors (listings, stall, watchlist) and zero-based
 // pages (trades, transactions, offers timeline, buy orders), each with a max-pages guard.
-import type { MarketApi } from "./client.ts";
+import type { MarketApi, PageOptions } from "./api.ts";
 import type {
   MyBuyOrdersQuery,
   MyTradesQuery,
@@ -11,11 +11,6 @@ import type {
   WatchlistQuery,
 } from "./requests.ts";
 import type { BuyOrder, Listing, Offer, Trade, Transaction } from "./schemas.ts";
-
-export interface PageOptions {
-  /** Stop after this many pages even if the service offers more (a guard against loops and cost). */
-  maxPages?: number;
-}
 
 /** Page sizes the spec gives as defaults; sent explicitly so "a short page" has a known meaning. */
 export const DEFAULT_PAGE_LIMITS = {
