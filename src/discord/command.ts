@@ -16,7 +16,7 @@ import type { Logger } from "../log.ts";
 import type { CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
 import type { OptionsReader, AnyOption } from "./options.ts";
-import type { MessageUpdate, Reply } from "./reply.ts";
+import type { ComponentDeferMode, DeferMode, MessageUpdate, Reply } from "./reply.ts";
 
 export type CommandDefinition = RESTPostAPIChatInputApplicationCommandsJSONBody;
 
@@ -31,14 +31,6 @@ type DeepReadonly<T> = T extends (infer U)[]
  * so option pieces declared elsewhere with `as const` compose without casts.
  */
 export type CommandDefinitionInput = DeepReadonly<CommandDefinition>;
-
-/**
- * How the router answers before the handler runs. Anything that touches the marketplace or the
- * database must defer: Discord drops interactions not acknowledged within 3 seconds.
- */
-export type DeferMode = "ephemeral" | "public" | false;
-/** Components and modals may also defer as an update of the message they sit on. */
-export type ComponentDeferMode = DeferMode | "update";
 
 export interface Actor {
   readonly id: string;

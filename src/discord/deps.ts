@@ -1,11 +1,11 @@
 // What command handlers may use, built once by the composition root (src/app.ts) and passed in.
+import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from "discord.js";
 import type { SharedReads } from "../accounts/sharedReads.ts";
 import type { Config } from "../config/index.ts";
 import type { KeyVault } from "../db/keyVault.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
-import type { CommandDefinition } from "./command.ts";
 
 /**
  * Handlers pass `ctx.deps` (or a part of it) to domain verbs. Extend this interface when a new
@@ -21,5 +21,5 @@ export interface BotDeps {
   readonly vault: KeyVault;
   readonly now: () => Date;
   /** Every registered command definition (for /help). */
-  readonly commands: readonly CommandDefinition[];
+  readonly commands: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[];
 }

@@ -7,7 +7,14 @@ import {
   type ModalBuilder,
   type RepliableInteraction,
 } from "discord.js";
-import type { ComponentDeferMode } from "./command.ts";
+
+/**
+ * How the router answers before the handler runs. Anything that touches the marketplace or the
+ * database must defer: Discord drops interactions not acknowledged within 3 seconds.
+ */
+export type DeferMode = "ephemeral" | "public" | false;
+/** Components and modals may also defer as an update of the message they sit on. */
+export type ComponentDeferMode = DeferMode | "update";
 
 /** A message a handler returns or sends. Ephemeral messages are seen only by the user. */
 export interface Reply extends Pick<BaseMessageOptions, "content" | "embeds" | "components" | "files"> {

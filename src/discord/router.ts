@@ -16,7 +16,8 @@ import {
 } from "discord.js";
 import { UserFacingError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { AutocompleteContext, BaseContext, Choice, ComponentDeferMode } from "./command.ts";
+import type { AutocompleteContext, BaseContext, Choice } from "./command.ts";
+import type { ComponentDeferMode } from "./reply.ts";
 import { decodeCustomId, encodeCustomId, isExpired, type CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
 import { userNoticeFor } from "./errorMessages.ts";
