@@ -3,7 +3,8 @@
 // Self-contained (only src/ imports) so bench/memory.ts can also run it compiled, as the container does.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { createApp, type BackgroundService } from "../src/app.ts";
+import { createApp } from "../src/app.ts";
+import type { BackgroundService } from "../src/context.ts";
 import type { AlertEngine } from "../src/alerts/engine.ts";
 import { loadConfig } from "../src/config/index.ts";
 import { createLogger } from "../src/log.ts";

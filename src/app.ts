@@ -27,31 +27,7 @@ import { createScheduler, type Scheduler } from "./market/scheduler.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import type { Sandbox } from "./sandbox/index.ts";
 import { withTimeout } from "./util/timeout.ts";
-
-/** Something that runs beside the bot (alert engine, pollers, HTTP server): started after login. */
-export interface BackgroundService {
-  readonly name: string;
-  start(): Promise<void> | void;
-  stop(): Promise<void> | void;
-}
-
-/** What a background service may be built from. */
-export interface AppContext {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly client: Client;
-  readonly deps: BotDeps;
-  readonly database: Database;
-  readonly market: MarketClient;
-  /** Where listing reads and the feed report listings that left the market. */
-  readonly fates: FateRecorder;
-  /** The app's Prometheus registry and the hooks that feed it. */
-  readonly metrics: Metrics;
-  /** The address's request budget, shared by every key and priority. */
-  readonly scheduler: Scheduler;
-}
-
-export type ServiceFactory = (ctx: AppContext) => BackgroundService;
+import type { AppContext, BackgroundService, ServiceFactory } from "./context.ts";
 
 export interface AppOverrides {
   readonly logger?: Logger;

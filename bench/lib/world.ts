@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createApp, type App, type AppOverrides, type BackgroundService } from "../../src/app.ts";
+import { createApp, type App, type AppOverrides } from "../../src/app.ts";
+import type { BackgroundService } from "../../src/context.ts";
 import type { AlertEngine } from "../../src/alerts/engine.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import {

@@ -3,7 +3,7 @@
 import type { Client } from "discord.js";
 import { createAlertEngine, type AlertEngine } from "../alerts/engine.ts";
 import type { AlertSender, SendResult } from "../alerts/sender.ts";
-import type { AppContext, BackgroundService } from "../app.ts";
+import type { AppContext, BackgroundService } from "../context.ts";
 import type { Logger } from "../log.ts";
 import { sendDm, sendDmVia, sendToChannel, type DeliveryResult } from "./dm.ts";
 import { renderAlert } from "./render/alerts.ts";
