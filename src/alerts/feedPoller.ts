@@ -458,9 +458,12 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       return opts.intervalMs;
     }
     const untilReset = Math.max(0, state.resetAt - now());
-    const usable = state.remaining - reserve;
-    const cyclesLeft = Math.floor(usable / lastPages);
-    if (cyclesLeft < 1) return Math.min(maxIntervalMs, untilReset + 100);
+    if (Math.floor((state.remaining - reserve) / lastPages) < 1)
+      return Math.min(maxIntervalMs, untilReset + 100);
+    // Spread over every request left, the reserve included: the last of them then falls at the
+    // reset, on the new window's budget, so the reserve stays for the rest of the bot while the
+    // feed reads at the budget's full rate (one read every window / limit).
+    const cyclesLeft = Math.floor(state.remaining / lastPages);
     const spread = untilReset / cyclesLeft;
     return Math.round(Math.min(maxIntervalMs, Math.max(minIntervalMs, spread)));
   }
