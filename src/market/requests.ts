@@ -1,5 +1,5 @@
 // What callers may send: zod schemas of query parameters and request bodies (spec section 4,
-// field names the spec leaves "not shown" from api-notes), checked before any request leaves.
+// field names the spec leaves "not shown" from docs/live-service.md), checked before any request leaves.
 import { z } from "zod";
 import { Cents, Id, ListingType, SortBy, TransactionType } from "./schemas.ts";
 
@@ -20,7 +20,7 @@ export type StickerSelector = z.input<typeof StickerSelector>;
 /**
  * The single place that encodes the stickers filter. The spec documents `id|slot`, but the live
  * service ignores that form (two clients, one tested live) and honours the JSON form
- * `[{"i":id,"s":slot}]`, slot left out when not pinned (api-notes, "Listings").
+ * `[{"i":id,"s":slot}]`, slot left out when not pinned (docs/live-service.md, "Listings").
  */
 export function encodeStickerSelectors(selectors: readonly StickerSelector[]): string {
   return JSON.stringify(selectors.map((s) => (s.slot === undefined ? { i: s.id } : { i: s.id, s: s.slot })));
@@ -59,7 +59,7 @@ export const StallQuery = z.object({
 });
 export type StallQuery = z.input<typeof StallQuery>;
 
-/** Fields of one new listing (api-notes: HIGH). Buy-now listings need a price. */
+/** Fields of one new listing (docs/live-service.md). Buy-now listings need a price. */
 const NewListingFields = z.object({
   asset_id: NonEmpty,
   type: ListingType.optional(),

@@ -247,7 +247,7 @@ export const Listing = z.object({
   sold_at: opt(Timestamp),
   type: ListingType,
   price: Cents,
-  /** listed, sold, delisted, refunded (api-notes); kept open for unknown states. */
+  /** listed, sold, delisted, refunded (docs/live-service.md); kept open for unknown states. */
   state: z.string(),
   description: opt(z.string()),
   seller: lenient(UserSummary, "listing.seller"),
@@ -339,7 +339,7 @@ export const Trade = z.object({
   buyer: lenient(UserSummary, "trade.buyer"),
   seller: lenient(UserSummary, "trade.seller"),
   contract: lenient(Listing, "trade.contract"),
-  /** queued (waiting on the seller), pending, verified, failed, cancelled (api-notes). */
+  /** queued (waiting on the seller), pending, verified, failed, cancelled (docs/live-service.md). */
   state: TradeState,
   verification_mode: opt(z.string()),
   /** Sensitive: never logged or shown. */
@@ -451,7 +451,7 @@ export const TRADE_STATES = ["queued", "pending", "verified", "failed", "cancell
 
 // Response envelopes (spec section 4). Cursors: an absent or empty cursor means "no more pages".
 
-/** GET /listings: `{ data, cursor }`, or a bare array from older service versions (api-notes). */
+/** GET /listings: `{ data, cursor }`, or a bare array from older service versions (docs/live-service.md). */
 export const ListingPage = z.preprocess(
   (v) => (Array.isArray(v) ? { data: v } : v),
   z.object({ data: tolerantArray(Listing, "listing"), cursor: opt(z.string()) }),

@@ -308,7 +308,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
         const template = ListingTemplate.parse(await readJson(req));
         return { listing: needSandbox().control.createListing(template) };
       }
-      // Live shapes (api-notes): a listing with odd field types, one no client can read, and a
+      // Live shapes (docs/live-service.md): a listing with odd field types, one no client can read, and a
       // buy order made on the website (an expression, no item name).
       case "POST /api/sandbox/listings/odd": {
         const template = ListingTemplate.parse(await readJson(req));

@@ -105,7 +105,7 @@ export interface SandboxControl {
   createUnreadableListing(template?: ListingTemplate): { id: string };
   /**
    * A buy order as made on the marketplace's website: a filter expression and no
-   * market_hash_name in what the API sends (api-notes, "Buy orders").
+   * market_hash_name in what the API sends (docs/live-service.md, "Buy orders").
    */
   createWebsiteBuyOrder(input: {
     platformId: string;

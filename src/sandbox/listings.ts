@@ -42,7 +42,7 @@ export function validateNewListing(seller: UserRec, input: NewListing): void {
     const start = input.reservePrice ?? input.price;
     if (start === undefined) throw badRequest("reserve_price is required for an auction");
     if (start < MIN_PRICE) throw badRequest(`reserve_price must be at least ${MIN_PRICE} cents`);
-    // Live, auctions need duration_days (the service's own docs, api-notes); the control
+    // Live, auctions need duration_days (the service's own docs, docs/live-service.md); the control
     // surface may give a duration in ms instead.
     if (input.durationMs === undefined && input.durationDays === undefined) {
       throw badRequest(`duration_days is required for auctions: one of ${AUCTION_DAYS.join(", ")}`);
@@ -318,7 +318,7 @@ export function placeBid(
       releaseHold(store, bidder.platformId, -delta, l, at, "ceiling lowered");
     }
     leader.ceiling = maxPrice;
-    // Live, posting again creates a new bid record with a new id (api-notes); the standing
+    // Live, posting again creates a new bid record with a new id (docs/live-service.md); the standing
     // price does not move.
     const again = newBid(store, l, bidder.platformId, l.price, at);
     top.state = "replaced";

@@ -66,7 +66,7 @@ export class RateLimiter {
 
 /**
  * The per-address budget the live service also keeps ("over a window of a few minutes", every
- * key together; api-notes): a sliding window per client address, reported by no header, only by
+ * key together; docs/live-service.md): a sliding window per client address, reported by no header, only by
  * 429s with Retry-After. Off unless asked for (`addressRateLimit`).
  */
 export class AddressLimiter {

@@ -393,7 +393,7 @@ export function listingJson(store: Store, l: ListingRec, viewerId?: string): Lis
 }
 
 /**
- * The shapes clients report from the live service (api-notes, "Tolerance in general"): an
+ * The shapes clients report from the live service (docs/live-service.md, "Items"): an
  * `odd` listing has `sticker_index` as a string, nulls inside `blue_gem` and `fade` and a sticker
  * without `wear`; an `unreadable` one has a price no client could read.
  */

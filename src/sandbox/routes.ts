@@ -515,7 +515,7 @@ export function buildApiRouter(store: Store): Router<UserRec> {
     const body = parseBody(TradeIds, ctx.body);
     const at = now();
     const ids = [...new Set(body.trade_ids)];
-    // Live, one unknown or wrong-state id fails the whole batch (api-notes): nothing changes.
+    // Live, one unknown or wrong-state id fails the whole batch (docs/live-service.md): nothing changes.
     const trades = ids.map((id) => store.trades.get(id));
     if (trades.some((t) => !t || t.sellerId !== u.platformId || t.state !== "queued")) {
       throw badRequest("invalid trade ids specified");
@@ -534,7 +534,7 @@ export function buildApiRouter(store: Store): Router<UserRec> {
     const body = parseBody(TradeIds, ctx.body);
     const at = now();
     const ids = [...new Set(body.trade_ids)];
-    // Live, one unknown or wrong-state id fails the whole batch (api-notes): nothing changes.
+    // Live, one unknown or wrong-state id fails the whole batch (docs/live-service.md): nothing changes.
     const trades = ids.map((id) => store.trades.get(id));
     const mine = (t: (typeof trades)[number]) =>
       t !== undefined && (t.buyerId === u.platformId || t.sellerId === u.platformId) && isCancellable(t);

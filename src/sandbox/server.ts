@@ -213,7 +213,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
           : "invalid or revoked API key (send the key itself, with no Bearer prefix)",
       );
     }
-    // Live, keyless reads are refused even where the spec calls them public (api-notes); only the
+    // Live, keyless reads are refused even where the spec calls them public (docs/live-service.md); only the
     // daily price graph stays open.
     if (
       !m.route.auth &&

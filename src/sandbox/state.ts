@@ -211,7 +211,7 @@ export interface BuyOrderRec {
   createdAt: number;
   /**
    * Orders made on the website can be "advanced": a filter in the site's expression language, and
-   * no market_hash_name in what the API sends (api-notes). marketHashName still files the order
+   * no market_hash_name in what the API sends (docs/live-service.md). marketHashName still files the order
    * for matching here.
    */
   expression?: string | undefined;

@@ -13,7 +13,7 @@ export interface FailedPurchaseOutcome {
   revokeKey: boolean;
 }
 
-/** Live refusal code of a purchase whose total no longer matches (api-notes, as the sandbox). */
+/** Live refusal code of a purchase whose total no longer matches (docs/live-service.md, as the sandbox). */
 const PRICE_CHANGED = 15;
 
 export function outcomeOfFailedPurchase(error: unknown): FailedPurchaseOutcome {

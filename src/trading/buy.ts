@@ -292,7 +292,7 @@ async function resolveFailedPurchase(deps: TradingDeps, f: FailedPurchase): Prom
   );
 }
 
-/** Live refusal codes of a purchase (api-notes): 6 stale or sold, 15 the price changed. */
+/** Live refusal codes of a purchase (docs/live-service.md): 6 stale or sold, 15 the price changed. */
 const REFUSED_SOLD = 6;
 const REFUSED_PRICE_CHANGED = 15;
 

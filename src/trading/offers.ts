@@ -16,7 +16,7 @@ import type { MarketDeps, TradingDeps } from "./deps.ts";
 import { requireCents, requireId, requirePage } from "./validate.ts";
 import { toOfferView, type OfferView } from "./views.ts";
 
-/** The service's minimum price for anything (api-notes). */
+/** The service's minimum price for anything (docs/live-service.md). */
 const MIN_PRICE: Cents = 3;
 const PAGE_SIZE = 10;
 

@@ -8,7 +8,7 @@ import type { MarketDeps } from "./deps.ts";
 import { requireCents, requireId, requireIds, requireInt } from "./validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
-/** The service's minimum price (api-notes). */
+/** The service's minimum price (docs/live-service.md). */
 export const MIN_LISTING_PRICE: Cents = 3;
 export const AUCTION_DURATIONS = [1, 3, 5, 7, 14] as const;
 export type AuctionDuration = (typeof AUCTION_DURATIONS)[number];

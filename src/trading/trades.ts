@@ -133,7 +133,7 @@ const outcome = (
 
 /**
  * Live, one unknown or wrong-state id fails a whole bulk batch with 400 "invalid trade ids
- * specified" (api-notes). So the user's trades are read first and only those in the right state
+ * specified" (docs/live-service.md). So the user's trades are read first and only those in the right state
  * are sent; if the batch is refused anyway (a state changed meanwhile), each trade goes on its own
  * and reports its own result.
  */

@@ -1,4 +1,4 @@
-// Trading against a marketplace that answers as the live service does (api-notes), through
+// Trading against a marketplace that answers as the live service does (docs/live-service.md), through
 // Discord: auctions need a duration, sticker filters in the JSON form, refused purchases (422),
 // an ignored seller filter, a sales read that fails, bulk batches that one wrong id would fail.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

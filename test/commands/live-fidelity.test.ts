@@ -1,4 +1,4 @@
-// Against a marketplace that answers the way the live service does (api-notes): the bid reply
+// Against a marketplace that answers the way the live service does (docs/live-service.md): the bid reply
 // without a price, ledger fees as strings, odd and unreadable listings in the feed, keyless reads
 // refused. Driven through Discord, as a user would.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

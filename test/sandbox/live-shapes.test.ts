@@ -1,4 +1,4 @@
-// The sandbox answers in the shapes public clients report from the live service (api-notes), so
+// The sandbox answers in the shapes public clients report from the live service (docs/live-service.md), so
 // the bot's own end-to-end tests meet them: string fees, website buy orders, odd and unreadable
 // listings, auctions that need a duration.
 import { describe, expect, it } from "vitest";
