@@ -1,0 +1,97 @@
+// What the bot's automation did, as Discord messages: a sale accepted with no press (or why not),
+// and the buy-order and listing guards' digests, with a button to turn a guard off.
+import type { APIEmbed } from "discord.js";
+import type { AutoAcceptAlert, GuardDigestAlert, GuardDigestEntry } from "../../alerts/payload.ts";
+import { safeUserText } from "../../input/parse.ts";
+import { embed } from "./embeds.ts";
+import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
+
+const name = (text: string) => safeUserText(text, 120);
+
+function when(deadline: string | undefined): string {
+  if (deadline === undefined) return "";
+  const at = new Date(deadline);
+  return ` by ${absoluteTime(at)} (${relativeTime(at)})`;
+}
+
+function saleText(a: AutoAcceptAlert): string {
+  const what = a.itemName === undefined ? `trade ${a.tradeId}` : name(a.itemName);
+  return a.priceCents === undefined ? what : `${what} (${money(a.priceCents)})`;
+}
+
+export function autoAcceptEmbed(a: AutoAcceptAlert): APIEmbed {
+  const sale = saleText(a);
+  switch (a.outcome) {
+    case "accepted":
+      return embed({
+        tone: "success",
+        title: truncate(`Sale accepted automatically: ${a.itemName ?? `trade ${a.tradeId}`}`, 256),
+        description: `Your auto-accept accepted the sale of ${sale}. **Send the item transfer offer on the platform${when(a.deadline)}**, or the trade is cancelled and counted against you.`,
+        footer: `Trade ${a.tradeId} · turn auto-accept off with /trades autoaccept enabled:false`,
+      });
+    case "failed":
+      return embed({
+        tone: "error",
+        title: truncate(`Auto-accept failed: ${a.itemName ?? `trade ${a.tradeId}`}`, 256),
+        description: `The sale of ${sale} was **not** accepted: ${a.detail ?? "the marketplace refused it"}. Accept it yourself${when(a.deadline)}.`,
+        footer: `Trade ${a.tradeId} · it is not tried again automatically`,
+      });
+    case "unknown":
+      return embed({
+        tone: "warning",
+        title: truncate(`Auto-accept not confirmed: ${a.itemName ?? `trade ${a.tradeId}`}`, 256),
+        description: `We could not confirm whether the sale of ${sale} was accepted: ${a.detail ?? "no answer"}. Check /trades view trade:${a.tradeId}${when(a.deadline)}.`,
+        footer: `Trade ${a.tradeId} · the next trade check tells you its state`,
+      });
+  }
+}
+
+export function autoAcceptLine(a: AutoAcceptAlert): string {
+  const mark = a.outcome === "accepted" ? "✅" : a.outcome === "failed" ? "❌" : "⚠️";
+  const verb =
+    a.outcome === "accepted"
+      ? "accepted automatically"
+      : a.outcome === "failed"
+        ? "auto-accept failed"
+        : "auto-accept not confirmed";
+  return `${mark} Sale ${saleText(a)} ${verb} · trade ${a.tradeId}`;
+}
+
+function subjectOf(e: GuardDigestEntry): string {
+  const thing = e.guard === "buy_order" ? `buy order ${e.subjectId}` : `listing ${e.subjectId}`;
+  return e.itemName === undefined ? thing : `${thing} (${name(e.itemName)})`;
+}
+
+const LIMIT_WORD = { buy_order: "ceiling", listing: "floor" } as const;
+
+export function guardEntryLine(e: GuardDigestEntry): string {
+  const subject = subjectOf(e);
+  switch (e.event) {
+    case "change": {
+      const rival = e.rivalCents === undefined ? "" : ` (rival at ${money(e.rivalCents)})`;
+      const verb = e.guard === "buy_order" ? "raised" : "lowered";
+      return `↕️ ${subject}: ${verb} ${money(e.fromCents ?? 0)} → **${money(e.toCents ?? 0)}**${rival} · ${relativeTime(new Date(e.at))}`;
+    }
+    case "limit":
+      return `⏸️ ${subject}: ${e.detail ?? "the daily change limit is reached"} · ${relativeTime(new Date(e.at))}`;
+    case "stopped":
+      return `⛔ ${subject}: **stopped** at its ${LIMIT_WORD[e.guard]} of ${money(e.limitCents)}: ${e.detail ?? "it cannot go further"} · ${relativeTime(new Date(e.at))}`;
+  }
+}
+
+export function guardDigestEmbed(a: GuardDigestAlert): APIEmbed {
+  const lines = a.entries.map(guardEntryLine);
+  if (a.omitted > 0) lines.push(`…and ${a.omitted} more.`);
+  const stops = a.entries.filter((e) => e.event === "stopped").length;
+  const changes = a.entries.filter((e) => e.event === "change").length;
+  return embed({
+    tone: stops > 0 ? "warning" : "info",
+    title: `Your guards: ${changes} price change${changes === 1 ? "" : "s"}${stops > 0 ? `, ${stops} stopped` : ""}`,
+    description: truncate(lines.join("\n"), 4000),
+    footer: "Turn a guard off with the buttons, /buyorder guard off:true or /sell guard off:true.",
+  });
+}
+
+export function guardDigestLine(a: GuardDigestAlert): string {
+  return `🛡️ Guards: ${a.entries.length + a.omitted} event${a.entries.length + a.omitted === 1 ? "" : "s"}`;
+}
