@@ -70,7 +70,8 @@ export function guardEntryLine(e: GuardDigestEntry): string {
     case "change": {
       const rival = e.rivalCents === undefined ? "" : ` (rival at ${money(e.rivalCents)})`;
       const verb = e.guard === "buy_order" ? "raised" : "lowered";
-      return `↕️ ${subject}: ${verb} ${money(e.fromCents ?? 0)} → **${money(e.toCents ?? 0)}**${rival} · ${relativeTime(new Date(e.at))}`;
+      const note = e.detail === undefined ? "" : `; ${e.detail}`;
+      return `↕️ ${subject}: ${verb} ${money(e.fromCents ?? 0)} → **${money(e.toCents ?? 0)}**${rival}${note} · ${relativeTime(new Date(e.at))}`;
     }
     case "limit":
       return `⏸️ ${subject}: ${e.detail ?? "the daily change limit is reached"} · ${relativeTime(new Date(e.at))}`;
@@ -94,4 +95,43 @@ export function guardDigestEmbed(a: GuardDigestAlert): APIEmbed {
 
 export function guardDigestLine(a: GuardDigestAlert): string {
   return `🛡️ Guards: ${a.entries.length + a.omitted} event${a.entries.length + a.omitted === 1 ? "" : "s"}`;
+}
+
+/** The fields of a guard shown when it is set or turned off (plain data, no database types). */
+export interface GuardSummary {
+  kind: "buy_order" | "listing";
+  subjectId: string;
+  itemName: string | null;
+  limitCents: number;
+  stepCents: number;
+  maxChangesPerDay: number;
+}
+
+const GUARD_COMMAND = { buy_order: "/buyorder guard order", listing: "/sell guard listing" } as const;
+
+function guardSubject(g: GuardSummary): string {
+  const thing = g.kind === "buy_order" ? `buy order ${g.subjectId}` : `listing ${g.subjectId}`;
+  return g.itemName === null ? thing : `${thing} (${name(g.itemName)})`;
+}
+
+export function guardSetEmbed(g: GuardSummary): APIEmbed {
+  const what =
+    g.kind === "buy_order"
+      ? `It keeps your order the highest for the same item and float range: ${money(g.stepCents)} above the best rival, never above **${money(g.limitCents)}** (your ceiling), each raise checked against your spend caps.`
+      : `It keeps your listing the cheapest comparable one (same item, similar float): ${money(g.stepCents)} under the cheapest rival, never below **${money(g.limitCents)}** (your floor).`;
+  return embed({
+    tone: "success",
+    title: truncate(`Guard on: ${guardSubject(g)}`, 256),
+    description:
+      `${what}\nAt most ${g.maxChangesPerDay} changes a day. Changes are DM'd in a digest; when it stops (at its ${LIMIT_WORD[g.kind]}, or for any other reason) you are told at once.\n` +
+      `Turn it off with \`${GUARD_COMMAND[g.kind]}:${g.subjectId} off:true\`.`,
+  });
+}
+
+export function guardOffEmbed(g: GuardSummary): APIEmbed {
+  return embed({
+    tone: "info",
+    title: truncate(`Guard off: ${guardSubject(g)}`, 256),
+    description: "Its price is left where the guard last put it; nothing more is changed.",
+  });
 }
