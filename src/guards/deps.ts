@@ -37,7 +37,7 @@ export async function withinDailyLimit(
     await recordGuardEvent(deps.prisma, guard, {
       kind: "limit",
       rivalCents,
-      detail: `its ${guard.maxChangesPerDay} changes a day are used up (a rival is at ${formatCents(rivalCents)}); it changes nothing until older changes are a day old`,
+      detail: `its daily limit of ${guard.maxChangesPerDay} change${guard.maxChangesPerDay === 1 ? "" : "s"} is used up (a rival is at ${formatCents(rivalCents)}); it changes nothing until older changes are a day old`,
       at,
     });
   }

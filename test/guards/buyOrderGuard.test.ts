@@ -136,7 +136,7 @@ describe("/buyorder guard", () => {
     expect(await priceOf(alice, orderId)).toBe(560);
     const told = s.dms(alice).filter((m) => textOf(m).includes(orderId));
     expect(told).toHaveLength(1);
-    expect(textOf(told[0] as StoredMessage)).toContain("its 2 changes a day are used up");
+    expect(textOf(told[0] as StoredMessage)).toContain("its daily limit of 2 changes is used up");
     expect(labels(told[0] as StoredMessage)).toEqual([`Turn off guard on ${orderId}`]);
 
     s.clock.advance(24 * HOUR + 60_000);
