@@ -25,7 +25,7 @@ import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
-import { autoAcceptEmbed, autoAcceptLine, guardDigestEmbed, guardDigestLine } from "./automation.ts";
+import { autoAcceptLine, automationMessage, guardDigestLine } from "./automation.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { absoluteTime, compactDuration, money, relativeTime, truncate } from "./format.ts";
@@ -43,7 +43,6 @@ export const ALERT_ACTIONS = {
   cancel: ACTIONS.tradeCancel,
   view: "alert.view",
   disarm: ACTIONS.watchDisarm,
-  guardOff: ACTIONS.guardOff,
 } as const;
 
 export interface RenderedAlert {
@@ -409,22 +408,9 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
         buttons.push(button("Disarm", ButtonStyle.Danger, ALERT_ACTIONS.disarm, alert.ruleId, ownerId));
       return { embeds: [autoBuyEmbed(alert)], components: row(buttons) };
     }
-    case "auto_accept": {
-      // A sale still waiting on the seller gets the Accept button of an ordinary trade alert.
-      const buttons =
-        alert.outcome === "accepted"
-          ? []
-          : [button("Accept", ButtonStyle.Success, ALERT_ACTIONS.accept, alert.tradeId, ownerId)];
-      return { embeds: [autoAcceptEmbed(alert)], components: row(buttons) };
-    }
-    case "guard_digest": {
-      const buttons = alert.activeGuardIds.slice(0, 5).map((id) => {
-        const e = alert.entries.find((x) => x.guardId === id);
-        const label = e === undefined ? `Turn off guard ${id}` : `Turn off guard on ${e.subjectId}`;
-        return button(truncate(label, 80), ButtonStyle.Danger, ALERT_ACTIONS.guardOff, id, ownerId);
-      });
-      return { embeds: [guardDigestEmbed(alert)], components: row(buttons) };
-    }
+    case "auto_accept":
+    case "guard_digest":
+      return automationMessage(alert, ownerId);
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }

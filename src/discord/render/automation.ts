@@ -1,9 +1,12 @@
 // What the bot's automation did, as Discord messages: a sale accepted with no press (or why not),
 // and the buy-order and listing guards' digests, with a button to turn a guard off.
-import type { APIEmbed } from "discord.js";
+import { ButtonStyle, type APIEmbed } from "discord.js";
 import type { AutoAcceptAlert, GuardDigestAlert, GuardDigestEntry } from "../../alerts/payload.ts";
 import { safeUserText } from "../../input/parse.ts";
+import { ACTIONS } from "../actions.ts";
+import { encodeCustomId } from "../customId.ts";
 import { embed } from "./embeds.ts";
+import { button, row } from "./trading.ts";
 import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
 
 const name = (text: string) => safeUserText(text, 120);
@@ -134,4 +137,28 @@ export function guardOffEmbed(g: GuardSummary): APIEmbed {
     title: truncate(`Guard off: ${guardSubject(g)}`, 256),
     description: "Its price is left where the guard last put it; nothing more is changed.",
   });
+}
+
+/**
+ * The DM of an automation outcome. Its buttons never expire (alert buttons live on delivered
+ * DMs): Accept on a sale still waiting on the seller, Turn off guard per guard still running.
+ */
+export function automationMessage(
+  alert: AutoAcceptAlert | GuardDigestAlert,
+  ownerId: string,
+): { embeds: APIEmbed[]; components: ReturnType<typeof row> } {
+  const id = (action: string, subject: string) => encodeCustomId({ action, subject, owner: ownerId });
+  if (alert.kind === "auto_accept") {
+    const buttons =
+      alert.outcome === "accepted"
+        ? []
+        : [button("Accept", ButtonStyle.Success, id(ACTIONS.tradeAccept, alert.tradeId))];
+    return { embeds: [autoAcceptEmbed(alert)], components: row(buttons) };
+  }
+  const buttons = alert.activeGuardIds.slice(0, 5).map((guardId) => {
+    const e = alert.entries.find((x) => x.guardId === guardId);
+    const label = e === undefined ? `Turn off guard ${guardId}` : `Turn off guard on ${e.subjectId}`;
+    return button(truncate(label, 80), ButtonStyle.Danger, id(ACTIONS.guardOff, guardId));
+  });
+  return { embeds: [guardDigestEmbed(alert)], components: row(buttons) };
 }
