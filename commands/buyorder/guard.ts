@@ -115,7 +115,13 @@ export async function runBuyOrderGuard(ctx: BaseContext, raw: GuardInput): Promi
 export const guardOffButton: ComponentHandler = {
   defer: "ephemeral",
   async run(ctx) {
-    const id = Number(parseId("guard", ctx.id.subject, "guard"));
+    // Guard ids are database ints: anything else is a damaged button, not a query to send.
+    if (!/^\d{1,9}$/.test(ctx.id.subject))
+      throw new UserFacingError(
+        "invalid_input",
+        "This button is damaged; use /buyorder guard or /sell guard with off:true.",
+      );
+    const id = Number(ctx.id.subject);
     const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
     if (user === null) throw new UserFacingError("not_found", "You have no such guard.");
     const off = await turnOffGuard(ctx.deps.prisma, user.id, { id });

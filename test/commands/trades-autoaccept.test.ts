@@ -25,7 +25,11 @@ beforeAll(async () => {
   ({ bot, alice, market } = await startTradingBot(["alice"]));
 });
 
-afterAll(() => stopTradingBot(bot, market));
+afterAll(async () => {
+  const errors = bot?.errorLogs() ?? [];
+  await stopTradingBot(bot, market);
+  expect(errors).toEqual([]);
+});
 
 const engine = () => alertEngineOf(bot);
 const saleForAlice = () => bot.sandbox.control.createSaleForSeller(alice.demo.platformId);

@@ -6,6 +6,7 @@ import type { StoredMessage } from "../support/discord.ts";
 import type { BotUser } from "../support/harness.ts";
 import { answer, buttonId, hits, isEphemeral, labels, textOf } from "../commands/trading-support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
+import { encodeCustomId } from "../../src/discord/customId.ts";
 import { orderOf, placeOrder, startGuardSuite, type GuardSuite } from "./support.ts";
 
 const PATCH = "PATCH /buy-orders/{order_id}";
@@ -20,7 +21,11 @@ beforeAll(async () => {
   ({ alice, bob } = s.bot.users);
 });
 
-afterAll(() => s?.stop());
+afterAll(async () => {
+  const errors = s?.bot.errorLogs() ?? [];
+  await s?.stop();
+  expect(errors).toEqual([]);
+});
 
 const rival = (item: string, dollars: number, floats: { minFloat?: number; maxFloat?: number } = {}) =>
   s.bot.sandbox.control.createRivalBuyOrder({
@@ -193,6 +198,23 @@ describe("/buyorder guard", () => {
     await s.pass();
     expect(hits(s.bot, PATCH)).toBe(patches);
   });
+
+  it.each(["99999999999999999999", "12x"])(
+    "GIVEN a Turn off guard button naming guard %j WHEN alice presses it THEN she is told it is damaged and nothing changes",
+    async (subject) => {
+      const id = encodeCustomId({ action: "guard.off", subject, owner: alice.id });
+      const posted = s.bot.double.postMessage(s.bot.double.channelId, {
+        content: "a digest",
+        components: [{ type: 1, components: [{ type: 2, style: 4, label: "Turn off", custom_id: id }] }],
+      });
+      const before = await s.bot.db.prisma.guard.findMany({ orderBy: { id: "asc" } });
+      const reply = await answer(s.bot.double.button(alice, id, posted));
+      expect(isEphemeral(reply)).toBe(true);
+      expect(textOf(reply)).toContain("This button is damaged");
+      expect(await s.bot.db.prisma.guard.findMany({ orderBy: { id: "asc" } })).toEqual(before);
+      expect(s.bot.errorLogs()).toEqual([]);
+    },
+  );
 
   it.each([
     [{ order: "abc", ceiling: "5", step: "1" }, "buy order ids are numbers"],

@@ -19,7 +19,11 @@ beforeAll(async () => {
   ({ alice, bob } = s.bot.users);
 });
 
-afterAll(() => s?.stop());
+afterAll(async () => {
+  const errors = s?.bot.errorLogs() ?? [];
+  await s?.stop();
+  expect(errors).toEqual([]);
+});
 
 /** A rival seller's buy-now listing. */
 const rival = (item: string, dollars: number, floatValue: number) =>
