@@ -4,7 +4,14 @@ import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { Trade } from "../market/schemas.ts";
 import type { AutoAcceptSettings } from "../db/repos/autoAccept.ts";
-import { acceptAutomatically, autoAcceptSettings, qualifies } from "../trading/autoAccept.ts";
+import {
+  acceptAutomatically,
+  autoAcceptSettings,
+  qualifies,
+  settleUnknownAccept,
+  unknownAutoAccepts,
+  type AutoAcceptResult,
+} from "../trading/autoAccept.ts";
 import { dedupeKey, tradeDeadline } from "./content.ts";
 import type { AutoAcceptAlert } from "./payload.ts";
 import type { Db, NewAlert } from "./store.ts";
@@ -25,13 +32,31 @@ export function autoAcceptFor(
   userId: number,
 ): (trade: Trade, role: "buyer" | "seller") => Promise<AutoAcceptStep> {
   let settings: Promise<AutoAcceptSettings> | undefined;
+  let unknown: Promise<Map<string, number>> | undefined;
   return async (trade, role) => {
     const untouched = { trade, alert: undefined, replacesTradeAlert: false };
-    if (role !== "seller" || trade.state !== "queued") return untouched;
+    if (role !== "seller") return untouched;
+    // An earlier accept's lost answer is found out from the trade as it stands now.
+    unknown ??= unknownAutoAccepts(deps.prisma, userId);
+    const claim = (await unknown).get(trade.id);
+    if (claim !== undefined) {
+      (await unknown).delete(trade.id);
+      const found = await settleUnknownAccept(deps, claim, trade);
+      return told(trade, found, "settled");
+    }
+    if (trade.state !== "queued") return untouched;
     settings ??= autoAcceptSettings(deps.prisma, userId);
     if (!qualifies(await settings, trade)) return untouched;
     const result = await acceptAutomatically(deps, api, { userId, tradeId: trade.id });
     if (result.outcome === "claimed_elsewhere") return untouched;
+    return told(trade, result, "first");
+  };
+
+  function told(
+    trade: Trade,
+    result: Exclude<AutoAcceptResult, { outcome: "claimed_elsewhere" }>,
+    which: "first" | "settled",
+  ): AutoAcceptStep {
     const after = result.outcome === "unknown" ? trade : (result.trade ?? trade);
     // Accepted: the deadline to send the item; otherwise the deadline to accept by hand.
     const deadline = tradeDeadline(after);
@@ -52,13 +77,13 @@ export function autoAcceptFor(
         userId,
         kind: "auto_accept",
         subjectId: trade.id,
-        version: result.outcome,
-        dedupeKey: dedupeKey.autoAccept(userId, trade.id),
+        version: `${which}:${result.outcome}`,
+        dedupeKey: dedupeKey.autoAccept(userId, trade.id, which),
         // What automation did is always told, whatever the user's trade alert setting.
         destination: "dm",
         alert,
       },
       replacesTradeAlert: true,
     };
-  };
+  }
 }

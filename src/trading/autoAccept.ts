@@ -5,6 +5,7 @@ import {
   getAutoAccept,
   saveAutoAccept,
   settleAutoAccept,
+  unknownAutoAccepts,
   type AutoAcceptSettings,
 } from "../db/repos/autoAccept.ts";
 import type { Db } from "../db/types.ts";
@@ -94,6 +95,40 @@ export async function acceptAutomatically(
 }
 
 const accepted = (state: string) => state === "pending" || state === "verified";
+
+export { unknownAutoAccepts };
+
+/**
+ * An accept whose outcome was unknown, found out from the trade as read now: past queued, it went
+ * through; still queued, it did not (the seller can accept by hand); anything else, the trade
+ * ended without it. Settles the claim so it is told once.
+ */
+export async function settleUnknownAccept(
+  deps: { prisma: Db; now: () => Date },
+  claimId: number,
+  trade: Trade,
+): Promise<Exclude<AutoAcceptResult, { outcome: "unknown" | "claimed_elsewhere" }>> {
+  const result: Exclude<AutoAcceptResult, { outcome: "unknown" | "claimed_elsewhere" }> = accepted(
+    trade.state,
+  )
+    ? { outcome: "accepted", trade }
+    : {
+        outcome: "failed",
+        trade,
+        detail:
+          trade.state === "queued"
+            ? "the accept whose answer was lost did not go through"
+            : `the trade is ${trade.state}`,
+      };
+  await settleAutoAccept(
+    deps.prisma,
+    claimId,
+    result.outcome,
+    "detail" in result ? result.detail : undefined,
+    deps.now(),
+  );
+  return result;
+}
 
 async function acceptAndReadBack(
   api: MarketApi,

@@ -135,6 +135,34 @@ describe("/trades autoaccept", () => {
     expect(await stateOf(sale.id)).toBe("queued");
   });
 
+  it("GIVEN auto-accept on WHEN the accept's answer is lost and the trade cannot be read back THEN alice is told it is not confirmed, AND the next poll finds out and tells her", async () => {
+    await autoaccept({ enabled: true });
+    const sale = saleForAlice();
+    const control = bot.sandbox.control;
+    control.injectFault({ method: "POST", path: "/trades/*/accept", kind: "status", status: 502, times: 1 });
+    // Every read of the trade fails too (the client's retries included).
+    control.injectFault({ method: "GET", path: "/trades/*", kind: "status", status: 503 });
+    await pollTrades();
+    const first = dmsAbout(sale.id);
+    expect(first).toHaveLength(1);
+    expect(textOf(first[0] as StoredMessage)).toContain("Auto-accept not confirmed");
+    expect(textOf(first[0] as StoredMessage)).toContain("could not be read back");
+
+    control.clearFaults();
+    await pollTrades();
+    // The 502 came before the sandbox acted: the trade is still queued, and alice hears that it
+    // was not accepted, with the button to do it herself.
+    expect(await stateOf(sale.id)).toBe("queued");
+    const dms = dmsAbout(sale.id);
+    expect(dms).toHaveLength(2);
+    const found = dms[1] as StoredMessage;
+    expect(textOf(found)).toContain("Auto-accept failed");
+    expect(textOf(found)).toContain("did not go through");
+    expect(labels(found)).toEqual(["Accept"]);
+    await pollTrades();
+    expect(dmsAbout(sale.id)).toHaveLength(2);
+  });
+
   it("GIVEN auto-accept turned off WHEN a sale queues THEN nothing is accepted", async () => {
     const off = await autoaccept({ enabled: false });
     expect(textOf(off)).toContain("Auto-accept is off");

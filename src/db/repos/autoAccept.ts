@@ -64,3 +64,12 @@ export async function settleAutoAccept(
 ): Promise<void> {
   await db.autoAccept.update({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
 }
+
+/** The user's automatic accepts whose outcome was not known when they were told (trade id -> claim id). */
+export async function unknownAutoAccepts(db: Db, userId: number): Promise<Map<string, number>> {
+  const rows = await db.autoAccept.findMany({
+    where: { userId, outcome: "unknown" },
+    select: { id: true, tradeId: true },
+  });
+  return new Map(rows.map((r) => [r.tradeId, r.id]));
+}
