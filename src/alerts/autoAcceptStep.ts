@@ -37,7 +37,7 @@ export function autoAcceptFor(
     const untouched = { trade, alert: undefined, replacesTradeAlert: false };
     if (role !== "seller") return untouched;
     // An earlier accept's lost answer is found out from the trade as it stands now.
-    unknown ??= unknownAutoAccepts(deps.prisma, userId);
+    unknown ??= unknownAutoAccepts(deps.prisma, userId, deps.now());
     const claim = (await unknown).get(trade.id);
     if (claim !== undefined) {
       (await unknown).delete(trade.id);

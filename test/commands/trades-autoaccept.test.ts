@@ -163,6 +163,23 @@ describe("/trades autoaccept", () => {
     expect(dmsAbout(sale.id)).toHaveLength(2);
   });
 
+  it("GIVEN a claim left pending by a crash minutes ago WHEN the trades are polled THEN the sale's real state is found out and told, not left silent", async () => {
+    await autoaccept({ enabled: true });
+    const sale = saleForAlice();
+    const user = await bot.db.prisma.user.findFirstOrThrow({ where: { discordId: alice.id } });
+    await bot.db.prisma.autoAccept.create({
+      data: { userId: user.id, tradeId: sale.id, createdAt: new Date(Date.now() - 10 * 60_000) },
+    });
+    const before = hits(bot, ACCEPT);
+    await pollTrades();
+    // Claimed already: not accepted again, but not silent either.
+    expect(hits(bot, ACCEPT)).toBe(before);
+    const dms = dmsAbout(sale.id);
+    expect(dms).toHaveLength(1);
+    expect(textOf(dms[0] as StoredMessage)).toContain("Auto-accept failed");
+    expect(labels(dms[0] as StoredMessage)).toEqual(["Accept"]);
+  });
+
   it("GIVEN auto-accept turned off WHEN a sale queues THEN nothing is accepted", async () => {
     const off = await autoaccept({ enabled: false });
     expect(textOf(off)).toContain("Auto-accept is off");

@@ -65,10 +65,22 @@ export async function settleAutoAccept(
   await db.autoAccept.update({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
 }
 
-/** The user's automatic accepts whose outcome was not known when they were told (trade id -> claim id). */
-export async function unknownAutoAccepts(db: Db, userId: number): Promise<Map<string, number>> {
+/** A claim still pending this long was left by a crash between the claim and its outcome. */
+const ABANDONED_AFTER_MS = 5 * 60_000;
+
+/**
+ * The user's automatic accepts whose outcome is not known (trade id -> claim id): told as not
+ * confirmed, or claimed by a pass that crashed before it knew (pending for minutes).
+ */
+export async function unknownAutoAccepts(db: Db, userId: number, at: Date): Promise<Map<string, number>> {
   const rows = await db.autoAccept.findMany({
-    where: { userId, outcome: "unknown" },
+    where: {
+      userId,
+      OR: [
+        { outcome: "unknown" },
+        { outcome: "pending", createdAt: { lt: new Date(at.getTime() - ABANDONED_AFTER_MS) } },
+      ],
+    },
     select: { id: true, tradeId: true },
   });
   return new Map(rows.map((r) => [r.tradeId, r.id]));
