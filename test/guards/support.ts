@@ -5,9 +5,8 @@ import { expect } from "vitest";
 import type { GuardService } from "../../src/guards/service.ts";
 import type { BuyOrder } from "../../src/market/schemas.ts";
 import type { StoredMessage } from "../support/discord.ts";
-import { alertEngineOf, type Bot, type BotUser } from "../support/harness.ts";
+import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { answer, buttonId, marketOf, textOf, type MarketView } from "../commands/trading-support.ts";
-import { startQuietBot } from "../support/harness.ts";
 
 export interface GuardSuite {
   bot: Bot;
