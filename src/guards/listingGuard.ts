@@ -7,12 +7,11 @@ import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Listing } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
+import { MIN_LISTING_PRICE } from "../trading/selling.ts";
 import { stopGuard, withinDailyLimit, type GuardDeps } from "./deps.ts";
 
 /** Listings whose float is this close to the guarded one's count as comparable. */
 export const FLOAT_WINDOW = 0.01;
-/** The marketplace's lowest asking price (api-notes: 3 cents). */
-const MIN_LISTING_PRICE: Cents = 3;
 
 /** The cheapest other buy-now listing of the same item with a similar float. */
 export function cheapestRival(own: Listing, page: readonly Listing[]): Cents | undefined {
