@@ -33,6 +33,7 @@ import {
   dismiss,
   editOrConfirm,
 } from "./buyorder/confirm.ts";
+import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from "./buyorder/guard.ts";
 
 const LOCAL = { page: "bo.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
@@ -238,6 +239,7 @@ export const command = defineCommand({
         type: ApplicationCommandOptionType.Subcommand,
         options: [itemOption],
       },
+      BUYORDER_GUARD_SUBCOMMAND,
     ],
   },
   subcommands: {
@@ -342,8 +344,20 @@ export const command = defineCommand({
         };
       },
     },
+    guard: {
+      defer: "ephemeral",
+      run: (ctx) =>
+        runBuyOrderGuard(ctx, {
+          subject: ctx.options.string("order"),
+          limit: ctx.options.string("ceiling"),
+          step: ctx.options.string("step"),
+          maxChanges: ctx.options.integer("max_changes"),
+          off: ctx.options.boolean("off"),
+        }),
+    },
   },
   components: {
+    ...GUARD_COMPONENTS,
     [LOCAL.page]: {
       defer: "update",
       async run(ctx) {

@@ -24,6 +24,8 @@ import {
   reprice,
 } from "../src/trading/selling.ts";
 
+import { runSellGuard, SELL_GUARD_SUBCOMMAND } from "./sell/guard.ts";
+
 const LOCAL = { page: "sell.page" } as const;
 const MAX_DELIST = 50;
 
@@ -145,9 +147,21 @@ export const command = defineCommand({
         description: "Your listings on the market",
         type: ApplicationCommandOptionType.Subcommand,
       },
+      SELL_GUARD_SUBCOMMAND,
     ],
   },
   subcommands: {
+    guard: {
+      defer: "ephemeral",
+      run: (ctx) =>
+        runSellGuard(ctx, {
+          subject: ctx.options.string("listing"),
+          limit: ctx.options.string("floor"),
+          step: ctx.options.string("step"),
+          maxChanges: ctx.options.integer("max_changes"),
+          off: ctx.options.boolean("off"),
+        }),
+    },
     list: {
       defer: "ephemeral",
       async run(ctx) {

@@ -32,6 +32,7 @@ import {
   type TradeStateName,
 } from "../src/trading/trades.ts";
 import type { TradeView } from "../src/trading/views.ts";
+import { AUTO_ACCEPT_SUBCOMMAND, runAutoAccept } from "./trades/autoAccept.ts";
 
 const LOCAL = {
   cancelYes: "trade.cancelyes",
@@ -244,6 +245,7 @@ export const command = defineCommand({
         type: ApplicationCommandOptionType.Subcommand,
         options: [tradeOption],
       },
+      AUTO_ACCEPT_SUBCOMMAND,
     ],
   },
   subcommands: {
@@ -273,6 +275,16 @@ export const command = defineCommand({
       defer: "ephemeral",
       run(ctx) {
         return cancelPrompt(ctx, ctx.options.string("trade"));
+      },
+    },
+    autoaccept: {
+      defer: "ephemeral",
+      run(ctx) {
+        return runAutoAccept(ctx, {
+          enabled: ctx.options.boolean("enabled"),
+          minPrice: ctx.options.string("min_price"),
+          item: ctx.options.string("item"),
+        });
       },
     },
   },

@@ -11,6 +11,7 @@ import { assertStoredKeysReadable, upgradeStoredKeys } from "./db/rotateKey.ts";
 import { depth as outboxDepth } from "./db/repos/outbox.ts";
 import type { CommandModule } from "./discord/command.ts";
 import { alertEngineService } from "./discord/alertSender.ts";
+import { guardService } from "./guards/service.ts";
 import { createDiscordClient } from "./discord/client.ts";
 import type { BotDeps } from "./discord/deps.ts";
 import { createRegistry, type CommandRegistry } from "./discord/registry.ts";
@@ -82,7 +83,7 @@ export interface App {
  * Background services every app runs. The alert engine and the HTTP server register here:
  * `(ctx) => ({ name, start, stop })`. Order matters: stopped in reverse.
  */
-export const DEFAULT_SERVICES: readonly ServiceFactory[] = [alertEngineService];
+export const DEFAULT_SERVICES: readonly ServiceFactory[] = [alertEngineService, guardService];
 
 export async function createApp(given: Config, overrides: AppOverrides = {}): Promise<App> {
   let config = given;

@@ -30,6 +30,11 @@ export const dedupeKey = {
   feedGap: (userId: number, afterId: string, beforeId: string) => `feed_gap:${userId}:${afterId}:${beforeId}`,
   /** One missed-deal report per user and ISO week ("2026-W48"). */
   weeklyReport: (userId: number, isoWeek: string) => `weekly_report:${userId}:${isoWeek}`,
+  /** One automatic accept per sale, and once more when an unknown outcome is found out. */
+  autoAccept: (userId: number, tradeId: string, which: "first" | "settled" = "first") =>
+    `auto_accept:${userId}:${tradeId}${which === "settled" ? ":settled" : ""}`,
+  /** A guard digest, named by the newest event it carries (each event is told once). */
+  guardDigest: (userId: number, lastEventId: number) => `guard_digest:${userId}:${lastEventId}`,
 };
 
 function isoOrUndefined(value: string | undefined): string | undefined {

@@ -214,6 +214,52 @@ export const AutoBuyAlert = z.object({
 });
 export type AutoBuyAlert = z.infer<typeof AutoBuyAlert>;
 
+/**
+ * A sale accepted with no press (/trades autoaccept): accepted (send the item by the deadline),
+ * failed (accept it by hand before the deadline) or unknown (the answer was lost and the trade
+ * could not be read back).
+ */
+export const AutoAcceptAlert = z.object({
+  kind: z.literal("auto_accept"),
+  outcome: z.enum(["accepted", "failed", "unknown"]),
+  tradeId: Id,
+  itemName: z.string().optional(),
+  priceCents: Cents.optional(),
+  /** accepted: send the item by then; failed: accept it by then. */
+  deadline: Instant.optional(),
+  detail: z.string().optional(),
+});
+export type AutoAcceptAlert = z.infer<typeof AutoAcceptAlert>;
+
+/** One thing a guard did: a price change, the daily limit reached, or a stop (and why). */
+export const GuardDigestEntry = z.object({
+  guardId: z.string().regex(/^\d+$/),
+  guard: z.enum(["buy_order", "listing"]),
+  subjectId: Id,
+  itemName: z.string().optional(),
+  event: z.enum(["change", "limit", "stopped"]),
+  fromCents: Cents.optional(),
+  toCents: Cents.optional(),
+  /** The rival price the change answered. */
+  rivalCents: Cents.optional(),
+  /** The guard's ceiling (buy order) or floor (listing). */
+  limitCents: Cents,
+  detail: z.string().optional(),
+  at: Instant,
+});
+export type GuardDigestEntry = z.infer<typeof GuardDigestEntry>;
+
+/** A period's guard activity in one DM rather than one DM per change. */
+export const GuardDigestAlert = z.object({
+  kind: z.literal("guard_digest"),
+  entries: z.array(GuardDigestEntry).min(1),
+  /** Entries beyond what fits in one message (counted, not listed). */
+  omitted: z.number().int().min(0).default(0),
+  /** Guards still running after these events (their ids), for the Turn off buttons. */
+  activeGuardIds: z.array(z.string().regex(/^\d+$/)).default([]),
+});
+export type GuardDigestAlert = z.infer<typeof GuardDigestAlert>;
+
 /** One alert; every kind the pollers write. */
 export const SingleAlert = z.discriminatedUnion("kind", [
   ListingAlert,
@@ -226,6 +272,8 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   FeedGapAlert,
   WeeklyReportAlert,
   AutoBuyAlert,
+  AutoAcceptAlert,
+  GuardDigestAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;
 

@@ -8,6 +8,7 @@ import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/r
 import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { listOpenTrades } from "../db/repos/trades.ts";
 import { createPollPlanner, pollNeeds, type PlannedPoll } from "./pollPlan.ts";
+import { autoAcceptFor } from "./autoAcceptStep.ts";
 import {
   closeTrackedTrade,
   linkedUsersForPolling,
@@ -145,12 +146,18 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     }
 
     let queued = 0;
-    for (const { trade, role } of observed) {
+    const autoAccept = autoAcceptFor({ prisma: opts.prisma, logger: log, now }, api, user.id);
+    for (const seen of observed) {
+      const { role } = seen;
+      // A queued sale that meets the seller's auto-accept conditions is accepted now, and the
+      // outcome DM stands for the "waiting on you" alert.
+      const step = await autoAccept(seen.trade, role);
+      const trade = step.trade;
       const known = trackedById.get(trade.id);
       const previous = known?.lastKnownState;
-      if (previous === trade.state && known !== undefined) continue;
-      const alerts: NewAlert[] = [];
-      if (user.alertTrade && shouldAlert(role, trade.state, previous)) {
+      if (previous === trade.state && known !== undefined && step.alert === undefined) continue;
+      const alerts: NewAlert[] = step.alert === undefined ? [] : [step.alert];
+      if (!step.replacesTradeAlert && user.alertTrade && shouldAlert(role, trade.state, previous)) {
         // A trade can come back to a state it was in (pending, then queued again): each arrival
         // is news with its own number. The state is stored with the alert, so a restart re-reads
         // nothing new and writes nothing twice.

@@ -33,6 +33,8 @@ export const ACTIONS = {
   tradeAcceptAll: "trade.acceptall",
   /** Disarms an armed rule (snipe mode); subject: rule id. Handled by commands/watch.ts. */
   watchDisarm: "watch.disarm",
+  /** Turns a buy-order or listing guard off from its digest DM; subject: guard id. commands/buyorder.ts. */
+  guardOff: "guard.off",
 } as const;
 
 export type Action = (typeof ACTIONS)[keyof typeof ACTIONS];

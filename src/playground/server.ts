@@ -53,6 +53,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/markdown.js": "markdown.js",
   "/composer.js": "composer.js",
   "/panel.js": "panel.js",
+  "/rivals.js": "rivals.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -110,6 +111,12 @@ const WebsiteOrderBody = z.object({
   marketHashName: z.string().trim().min(1).max(200),
   maxPrice: z.number().int().min(3),
   quantity: z.number().int().min(1).max(100).default(1),
+});
+const RivalOrderBody = z.object({
+  marketHashName: z.string().trim().min(1).max(200),
+  maxPrice: z.number().int().min(3),
+  minFloat: z.number().min(0).max(1).optional(),
+  maxFloat: z.number().min(0).max(1).optional(),
 });
 const ClockBody = z.object({
   ms: z
@@ -328,6 +335,17 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
             marketHashName: body.marketHashName,
             maxPrice: body.maxPrice,
             quantity: body.quantity,
+          }),
+        };
+      }
+      case "POST /api/sandbox/rival-orders": {
+        const b = RivalOrderBody.parse(await readJson(req));
+        return {
+          order: needSandbox().control.createRivalBuyOrder({
+            marketHashName: b.marketHashName,
+            maxPrice: b.maxPrice,
+            ...(b.minFloat === undefined ? {} : { minFloat: b.minFloat }),
+            ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
           }),
         };
       }

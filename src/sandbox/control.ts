@@ -114,6 +114,17 @@ export interface SandboxControl {
     quantity?: number;
     maxFloat?: number;
   }): BuyOrderJson;
+  /**
+   * A synthetic rival's buy order (what a buy-order guard answers): by the market buyer, for the
+   * item and float range given.
+   */
+  createRivalBuyOrder(input: {
+    marketHashName: string;
+    maxPrice: number;
+    quantity?: number;
+    minFloat?: number;
+    maxFloat?: number;
+  }): BuyOrderJson;
   /** A synthetic rival bids up to maxPrice (proxy rules apply). */
   placeCompetingBid(listingId: string, maxPrice: number): BidJson;
   /** A synthetic buyer buys a listed buy-now listing: a queued trade waits on its seller. */
@@ -249,6 +260,25 @@ export function createControl(
           quantity: input.quantity ?? 1,
           hybrid: input.maxFloat === undefined ? {} : { max_float: input.maxFloat },
           expression,
+        },
+        store.now(),
+      );
+      return buyOrderJson(o);
+    },
+
+    createRivalBuyOrder(input) {
+      store.tick();
+      const o = createBuyOrder(
+        store,
+        world.marketBuyer,
+        {
+          marketHashName: input.marketHashName,
+          maxPrice: MoneyField.min(3).parse(input.maxPrice),
+          quantity: input.quantity ?? 1,
+          hybrid: {
+            ...(input.minFloat === undefined ? {} : { min_float: input.minFloat }),
+            ...(input.maxFloat === undefined ? {} : { max_float: input.maxFloat }),
+          },
         },
         store.now(),
       );
@@ -490,6 +520,27 @@ export function buildControlRouter(control: SandboxControl, faults: FaultBook): 
         marketHashName: b.marketHashName,
         maxPrice: b.maxPrice,
         ...(b.quantity === undefined ? {} : { quantity: b.quantity }),
+        ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
+      }),
+    );
+  });
+  r.add("POST", "/buy-orders/rival", false, (ctx) => {
+    const b = parseBody(
+      z.object({
+        marketHashName: z.string().min(1).max(200),
+        maxPrice: MoneyField.min(3),
+        quantity: z.number().int().min(1).max(10_000).optional(),
+        minFloat: z.number().min(0).max(1).optional(),
+        maxFloat: z.number().min(0).max(1).optional(),
+      }),
+      ctx.body,
+    );
+    return ok(
+      control.createRivalBuyOrder({
+        marketHashName: b.marketHashName,
+        maxPrice: b.maxPrice,
+        ...(b.quantity === undefined ? {} : { quantity: b.quantity }),
+        ...(b.minFloat === undefined ? {} : { minFloat: b.minFloat }),
         ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
       }),
     );

@@ -19,7 +19,9 @@ export type AlertKind =
   | "settlement"
   | "feed_gap"
   | "auto_buy"
-  | "weekly_report";
+  | "weekly_report"
+  | "auto_accept"
+  | "guard_digest";
 
 export interface NewAlert {
   userId: number;

@@ -1,5 +1,6 @@
 // The sandbox drawer: the user's key, and buttons that make the marketplace do things (list, outbid, sell, time, faults).
 import { el } from "./render.js";
+import { rivalsCard } from "./rivals.js";
 
 const dollars = (cents) => `$${(cents / 100).toFixed(2)}`;
 const toCents = (text) => {
@@ -252,6 +253,16 @@ export function createPanel(root, ctx) {
     orderButton,
   );
 
+  // ---- rivals for the guards (/buyorder guard, /sell guard) ----
+  const rivalCard = rivalsCard({
+    ctx,
+    act,
+    say,
+    card,
+    button,
+    values: () => ({ item: itemInput.value, price: toCents(priceInput.value), float: floatInput.value }),
+  });
+
   // ---- outbid ----
   const bidListing = input("listing", "Auction listing id");
   const bidMax = input("max", "Their ceiling, e.g. 40.00", "40.00");
@@ -351,6 +362,7 @@ export function createPanel(root, ctx) {
     account,
     listingCard,
     orderCard,
+    rivalCard,
     bidCard,
     saleCard,
     clockCard,

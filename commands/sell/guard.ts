@@ -1,0 +1,49 @@
+// /sell guard: keeps a buy-now listing the cheapest comparable one down to a floor (off:true
+// turns it off). The guard itself runs in the background (src/guards/).
+import { ApplicationCommandOptionType } from "discord.js";
+import type { BaseContext } from "../../src/discord/command.ts";
+import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/automation.ts";
+import type { Reply } from "../../src/discord/reply.ts";
+import { linkedTrader } from "../../src/discord/trader.ts";
+import { getUserByDiscordId } from "../../src/db/repos/users.ts";
+import { UserFacingError } from "../../src/errors.ts";
+import { parseId } from "../../src/input/parse.ts";
+import { setListingGuard, turnOffGuard } from "../../src/guards/setGuard.ts";
+import { guardLimitOptions, guardLimits, type GuardInput } from "../buyorder/guard.ts";
+
+export const SELL_GUARD_SUBCOMMAND = {
+  name: "guard",
+  description: "Keep a listing the cheapest comparable one, down to a floor (off:true turns it off)",
+  type: ApplicationCommandOptionType.Subcommand,
+  options: [
+    {
+      name: "listing",
+      description: "Your buy-now listing's id (from /sell mine)",
+      type: ApplicationCommandOptionType.String,
+      required: true,
+      max_length: 24,
+    },
+    ...guardLimitOptions("floor"),
+  ],
+} as const;
+
+export async function runSellGuard(ctx: BaseContext, raw: GuardInput): Promise<Reply> {
+  const listingId = parseId("listing", raw.subject);
+  if (raw.off === true) {
+    const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
+    if (user === null) throw new UserFacingError("not_found", `You have no guard on listing ${listingId}.`);
+    const off = await turnOffGuard(ctx.deps.prisma, user.id, { kind: "listing", subjectId: listingId });
+    return { ephemeral: true, embeds: [guardOffEmbed(off)] };
+  }
+  const limits = guardLimits(raw, "floor");
+  const trader = await linkedTrader(ctx);
+  const guard = await setListingGuard(trader.deps, {
+    userId: trader.userId,
+    listingId,
+    floorCents: limits.limitCents,
+    stepCents: limits.stepCents,
+    maxChangesPerDay: limits.maxChangesPerDay,
+  });
+  ctx.log.info({ guardId: guard.id, listingId }, "listing guard set");
+  return { ephemeral: true, embeds: [guardSetEmbed(guard)] };
+}
