@@ -1,6 +1,6 @@
 // The guards as one of the app's background services: only the replica holding the guards'
 // leader lock runs them (two would raise an order twice), every trade-poll interval.
-import type { AppContext, BackgroundService } from "../app.ts";
+import type { AppContext, BackgroundService } from "../context.ts";
 import { createLeader, type Leader } from "../alerts/leader.ts";
 import { createLoop, serial } from "../alerts/loop.ts";
 import { createGuardRunner, type GuardRunner } from "./runner.ts";
