@@ -30,6 +30,8 @@ export const dedupeKey = {
   feedGap: (userId: number, afterId: string, beforeId: string) => `feed_gap:${userId}:${afterId}:${beforeId}`,
   /** One missed-deal report per user and ISO week ("2026-W48"). */
   weeklyReport: (userId: number, isoWeek: string) => `weekly_report:${userId}:${isoWeek}`,
+  /** One alert per reversing ledger entry, ever. */
+  reversal: (userId: number, transactionId: string) => `reversal:${userId}:${transactionId}`,
 };
 
 function isoOrUndefined(value: string | undefined): string | undefined {

@@ -19,7 +19,8 @@ export type AlertKind =
   | "settlement"
   | "feed_gap"
   | "auto_buy"
-  | "weekly_report";
+  | "weekly_report"
+  | "reversal";
 
 export interface NewAlert {
   userId: number;

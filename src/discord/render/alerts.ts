@@ -25,6 +25,7 @@ import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
+import { reversalEmbed, reversalLine } from "./reversal.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { absoluteTime, compactDuration, money, relativeTime, truncate } from "./format.ts";
@@ -334,6 +335,8 @@ export function alertLine(a: SingleAlert): string {
       return `📊 ${weeklyReportText(a)}`;
     case "auto_buy":
       return autoBuyLine(a);
+    case "reversal":
+      return reversalLine(a);
   }
 }
 
@@ -403,6 +406,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
         buttons.push(button("Disarm", ButtonStyle.Danger, ALERT_ACTIONS.disarm, alert.ruleId, ownerId));
       return { embeds: [autoBuyEmbed(alert)], components: row(buttons) };
     }
+    case "reversal":
+      return { embeds: [reversalEmbed(alert)], components: [] };
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }
