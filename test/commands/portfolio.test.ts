@@ -234,6 +234,14 @@ describe("/portfolio", () => {
       expect(text).toContain(words);
   });
 
+  it("GIVEN /help WHEN asked THEN /portfolio is listed with its subcommands and where the method is explained", async () => {
+    const text = textOf(await answer(bot.double.slash(alice, "help")));
+    expect(text).toContain(
+      "`/portfolio` — Your profit and loss after fees, open positions, CSV export and chart (summary, export, chart, method)",
+    );
+    expect(text).toContain("/portfolio method explains how profit and loss is worked out");
+  });
+
   it("GIVEN the ledger answers 503 WHEN alice asks THEN she is told the marketplace is in trouble", async () => {
     const c = bot.sandbox.control;
     c.injectFault({ path: "/me/transactions", kind: "status", status: 503 });
