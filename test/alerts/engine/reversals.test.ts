@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoUser } from "../../../src/sandbox/index.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
+import { pollNeeds } from "../../../src/alerts/pollPlan.ts";
 import { startWorld, type World } from "./world.ts";
 
 const HOUR = 3_600_000;
@@ -101,6 +102,28 @@ describe("reversal alerts", () => {
     });
     expect(rows).toHaveLength(1);
     expect(await w.db.prisma.outbox.count({ where: { alertId: rows[0]?.id ?? -1 } })).toBe(1);
+  });
+
+  it("GIVEN a sale verified within the reversal window WHEN polls are planned THEN its seller is polled often, and not after the window", async () => {
+    const l = w.sandbox.control.createListing({
+      sellerPlatformId: bobDemo.platformId,
+      price: 700,
+      type: "buy_now",
+    });
+    const [trade] = await w.market
+      .forKey(aliceDemo.apiKey)
+      .buyListings({ contract_ids: [l.id], total_price: 700 });
+    const tradeId = trade?.id ?? "";
+    await engine.runTradesOnce(); // seen open: tracked
+    await w.market.forKey(bobDemo.apiKey).acceptTrade(tradeId);
+    w.sandbox.control.advanceClock(HOUR + MINUTE);
+    await engine.runTradesOnce(); // seen verified: closed
+    const tracked = await w.db.prisma.trackedTrade.findFirst({ where: { userId: bobId, tradeId } });
+    expect(tracked?.lastKnownState).toBe("verified");
+    const now = new Date(w.sandbox.control.now());
+    expect((await pollNeeds(w.db.prisma, now)).hot.has(bobId)).toBe(true);
+    const later = new Date(now.getTime() + 8 * 24 * HOUR);
+    expect((await pollNeeds(w.db.prisma, later)).hot.has(bobId)).toBe(false);
   });
 
   it("GIVEN an outbid bid's hold released by a rollback WHEN polled THEN it is not a reversal and no DM", async () => {
