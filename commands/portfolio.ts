@@ -4,7 +4,9 @@ import { ApplicationCommandOptionType, AttachmentBuilder, InteractionContextType
 import { requireAccount } from "../src/accounts/requireAccount.ts";
 import type * as PnlChart from "../src/charts/pnl.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import type { BotDeps } from "../src/discord/deps.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
+import { perApp } from "../src/discord/perApp.ts";
 import { embed } from "../src/discord/render/embeds.ts";
 import { money } from "../src/discord/render/format.ts";
 import { PORTFOLIO_PAGE_SIZE, portfolioMessage } from "../src/discord/render/portfolio.ts";
@@ -13,7 +15,8 @@ import { invalidOption, UserFacingError } from "../src/errors.ts";
 import { parseIntOption } from "../src/input/parse.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { portfolioCsv } from "../src/portfolio/csv.ts";
-import { readPortfolio, type Portfolio } from "../src/portfolio/readPortfolio.ts";
+import { portfolioFrom, readSnapshot, type Portfolio } from "../src/portfolio/readPortfolio.ts";
+import { createSnapshotCache } from "../src/portfolio/snapshotCache.ts";
 import { PERIOD_LABEL, PERIODS, type Period } from "../src/portfolio/summary.ts";
 
 const PAGE_ACTION = "pf.page";
@@ -66,17 +69,27 @@ function parseItem(raw: string | undefined): string | undefined {
   return item;
 }
 
-async function portfolioOf(ctx: BaseContext, period: Period, item: string | undefined): Promise<Portfolio> {
-  const { market } = await requireAccount(ctx.deps, ctx.user.id);
-  return readPortfolio(
-    {
-      market,
-      logger: ctx.log,
-      now: ctx.deps.now,
-      fees: feeModel(percentToBps(ctx.deps.config.SELLER_FEE_PERCENT)),
-    },
-    { period, item },
-  );
+/** Page buttons reuse the snapshot their command read for this long; commands always read afresh. */
+const SNAPSHOT_TTL_MS = 10 * 60_000;
+const snapshots = perApp((deps: BotDeps) =>
+  createSnapshotCache({ ttlMs: SNAPSHOT_TTL_MS, maxUsers: 1_000, now: () => deps.now().getTime() }),
+);
+
+async function portfolioOf(
+  ctx: BaseContext,
+  period: Period,
+  item: string | undefined,
+  reuse = false,
+): Promise<Portfolio> {
+  const { user, market } = await requireAccount(ctx.deps, ctx.user.id);
+  const cache = snapshots(ctx.deps);
+  let snapshot = reuse ? cache.get(user.id) : undefined;
+  if (snapshot === undefined) {
+    snapshot = await readSnapshot({ market });
+    cache.set(user.id, snapshot);
+  }
+  const fees = feeModel(percentToBps(ctx.deps.config.SELLER_FEE_PERCENT));
+  return portfolioFrom(snapshot, { now: ctx.deps.now, fees }, { period, item });
 }
 
 async function summaryReply(
@@ -84,8 +97,9 @@ async function summaryReply(
   period: Period,
   page: number,
   item: string | undefined,
+  reuse = false,
 ): Promise<Reply> {
-  const p = await portfolioOf(ctx, period, item);
+  const p = await portfolioOf(ctx, period, item, reuse);
   const hasMore = (page + 1) * PORTFOLIO_PAGE_SIZE < p.summary.items.length;
   // With an item the view is one row: page buttons would have to carry the name (too long for an id).
   const id = (n: number) => ctx.customId(PAGE_ACTION, `${period}.${n}`, { ttlMs: PAGE_TTL_MS });
@@ -217,7 +231,13 @@ export const command = defineCommand({
         const m = /^([a-z0-9]+)\.(\d{1,3})$/.exec(ctx.id.subject);
         if (!m?.[1] || !m[2])
           throw new UserFacingError("invalid_input", "This button is damaged; run /portfolio summary again.");
-        const { embeds, components } = await summaryReply(ctx, parsePeriod(m[1]), Number(m[2]), undefined);
+        const { embeds, components } = await summaryReply(
+          ctx,
+          parsePeriod(m[1]),
+          Number(m[2]),
+          undefined,
+          true,
+        );
         await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
       },
     },

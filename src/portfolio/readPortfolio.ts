@@ -1,8 +1,7 @@
-// /portfolio's verb: reads the whole ledger (up to a cap), names each listing's item from the
-// user's trades (one more read per listing they do not cover, up to a cap), builds the book and
-// returns one period's figures and the open positions valued at the reference price.
+// /portfolio's verbs: read a snapshot (the whole ledger up to a cap, each listing's item named from
+// the user's trades, one more read per listing they do not cover, up to a cap), then build the
+// book and one period's figures and the open positions valued at the reference price from it.
 import { UserFacingError } from "../errors.ts";
-import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { FeeModel } from "../market/fees.ts";
@@ -22,7 +21,6 @@ const MAX_LISTING_READS = 25;
 
 export interface PortfolioDeps {
   readonly market: MarketApi;
-  readonly logger: Logger;
   readonly now: () => Date;
   readonly fees: FeeModel;
 }
@@ -40,7 +38,7 @@ export interface Portfolio {
   readonly feeBps: number;
 }
 
-interface Named {
+export interface Named {
   readonly item: string;
   readonly referenceCents: Cents | undefined;
 }
@@ -57,7 +55,7 @@ export async function readLedger(market: MarketApi): Promise<{ entries: LedgerEn
 }
 
 async function nameListings(
-  deps: PortfolioDeps,
+  deps: Pick<PortfolioDeps, "market">,
   contractIds: ReadonlySet<string>,
 ): Promise<Map<string, Named>> {
   const named = new Map<string, Named>();
@@ -90,13 +88,27 @@ export function itemsOf(book: Book): string[] {
   return [...names].sort((a, b) => a.localeCompare(b));
 }
 
-export async function readPortfolio(
-  deps: PortfolioDeps,
-  input: { readonly period: Period; readonly item?: string | undefined },
-): Promise<Portfolio> {
+/** What the marketplace said, read once: the ledger and the names of the listings it mentions. */
+export interface LedgerSnapshot {
+  readonly entries: readonly LedgerEntry[];
+  readonly truncated: boolean;
+  readonly named: ReadonlyMap<string, Named>;
+}
+
+export async function readSnapshot(deps: Pick<PortfolioDeps, "market">): Promise<LedgerSnapshot> {
   const { entries, truncated } = await readLedger(deps.market);
   const contractIds = new Set(entries.flatMap((e) => (e.contractId === undefined ? [] : [e.contractId])));
   const named = contractIds.size === 0 ? new Map<string, Named>() : await nameListings(deps, contractIds);
+  return { entries, truncated, named };
+}
+
+/** The period's figures from a snapshot; no marketplace call. */
+export function portfolioFrom(
+  snapshot: LedgerSnapshot,
+  deps: Pick<PortfolioDeps, "now" | "fees">,
+  input: { readonly period: Period; readonly item?: string | undefined },
+): Portfolio {
+  const { entries, truncated, named } = snapshot;
   const book = buildBook(entries, (id) => named.get(id)?.item ?? `listing ${id}`);
 
   let item = input.item;
@@ -118,21 +130,14 @@ export async function readPortfolio(
   for (const n of named.values()) {
     if (n.referenceCents !== undefined || !references.has(n.item)) references.set(n.item, n.referenceCents);
   }
-  const now = deps.now();
-  const summary = summarize(book, { period: input.period, now, item });
-  const positions = positionsOf(book, { references, fees: deps.fees, item });
-  const unnamed = [...contractIds].filter((id) => !named.has(id)).length;
-  deps.logger.debug(
-    { entries: entries.length, truncated, unnamed, period: input.period },
-    "portfolio computed",
-  );
+  const contractIds = new Set(entries.flatMap((e) => (e.contractId === undefined ? [] : [e.contractId])));
   return {
     item,
-    summary,
-    positions,
+    summary: summarize(book, { period: input.period, now: deps.now(), item }),
+    positions: positionsOf(book, { references, fees: deps.fees, item }),
     entriesRead: entries.length,
     truncated,
-    unnamed,
+    unnamed: [...contractIds].filter((id) => !named.has(id)).length,
     feeBps: deps.fees.sellerFeeBps,
   };
 }

@@ -139,10 +139,11 @@ describe("/portfolio", () => {
     expect(text).toContain("…and 3 more in the CSV.");
   });
 
-  it("GIVEN thirteen items WHEN alice presses Next THEN the second page lists the rest and Previous comes back", async () => {
+  it("GIVEN thirteen items WHEN alice presses Next THEN the second page lists the rest, Previous comes back, and the ledger is not read again", async () => {
     const first = await answer(bot.double.slash(alice, "portfolio summary", { period: "all" }));
     expect(textOf(first)).toContain("By item · page 1 of 2");
     expect(labels(first)).toEqual(["◀ Previous", "Next ▶"]);
+    const reads = hits(bot, "GET /me/transactions");
     const second = await answer(bot.double.button(alice, buttonId(first, "Next ▶"), first));
     expect(textOf(second)).toContain("By item · page 2 of 2");
     expect(textOf(second)).toMatch(/`9\.` /);
@@ -152,6 +153,8 @@ describe("/portfolio", () => {
     );
     const back = await answer(bot.double.button(alice, buttonId(second, "◀ Previous"), second));
     expect(textOf(back)).toContain("By item · page 1 of 2");
+    // The buttons page through what the command read: no second walk of the ledger.
+    expect(hits(bot, "GET /me/transactions")).toBe(reads);
   });
 
   it("GIVEN an item WHEN alice filters by it (any case) THEN only that item's figures show", async () => {
