@@ -19,7 +19,8 @@ export const command = defineCommand({
             tone: "info",
             title: "Commands",
             description: ctx.deps.commands.map(helpLine).join("\n"),
-            footer: "Replies with your account details are only visible to you.",
+            footer:
+              "Replies with your account details are only visible to you. /portfolio method explains how profit and loss is worked out.",
           }),
         ],
       };

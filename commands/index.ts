@@ -15,6 +15,7 @@ import { command as sell } from "./sell.ts";
 import { command as trades } from "./trades.ts";
 import { command as watch } from "./watch.ts";
 import { command as alerts } from "./alerts.ts";
+import { command as portfolio } from "./portfolio.ts";
 
 export const commandModules: readonly CommandModule[] = [
   help,
@@ -32,4 +33,5 @@ export const commandModules: readonly CommandModule[] = [
   trades,
   watch,
   alerts,
+  portfolio,
 ];

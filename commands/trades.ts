@@ -121,7 +121,11 @@ async function listReply(ctx: BaseContext, page: number, filter: ListFilter): Pr
     ephemeral: true,
     ...tradesPageMessage(
       result,
-      { platformId: trader.platformId, roleFilter: filter.role },
+      {
+        platformId: trader.platformId,
+        roleFilter: filter.role,
+        reversal: { now: ctx.deps.now(), fallbackMs: ctx.deps.config.REVERSAL_WINDOW_HOURS * 3_600_000 },
+      },
       filterText(filter),
       {
         ...tradeIds(ctx),

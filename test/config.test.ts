@@ -125,6 +125,16 @@ describe("configuration", () => {
     }
   });
 
+  it("GIVEN REVERSAL_WINDOW_HOURS WHEN the configuration loads THEN 168 (7 days) is the default and bad values are listed", () => {
+    expect(loadConfig({}, "/tmp").REVERSAL_WINDOW_HOURS).toBe(168);
+    expect(loadConfig({ REVERSAL_WINDOW_HOURS: "72" }, "/tmp").REVERSAL_WINDOW_HOURS).toBe(72);
+    for (const bad of ["abc", "-1", "1.5"]) {
+      expect(problemsOf({ REVERSAL_WINDOW_HOURS: bad })).toEqual([
+        expect.stringMatching(/^REVERSAL_WINDOW_HOURS: /),
+      ]);
+    }
+  });
+
   it("GIVEN PLAYGROUND=maybe WHEN the configuration loads THEN it says the flag takes true or false", () => {
     expect(problemsOf({ PLAYGROUND: "maybe" })).toEqual([
       expect.stringMatching(/^PLAYGROUND: must be true or false/),

@@ -35,6 +35,8 @@ export const dedupeKey = {
     `auto_accept:${userId}:${tradeId}${which === "settled" ? ":settled" : ""}`,
   /** A guard digest, named by the newest event it carries (each event is told once). */
   guardDigest: (userId: number, lastEventId: number) => `guard_digest:${userId}:${lastEventId}`,
+  /** One alert per reversing ledger entry, ever. */
+  reversal: (userId: number, transactionId: string) => `reversal:${userId}:${transactionId}`,
 };
 
 function isoOrUndefined(value: string | undefined): string | undefined {

@@ -260,6 +260,23 @@ export const GuardDigestAlert = z.object({
 });
 export type GuardDigestAlert = z.infer<typeof GuardDigestAlert>;
 
+/**
+ * A `rollback` in the user's ledger that undoes a trade or a charge (src/portfolio/ledgerEntry.ts
+ * isReversal): a sale's proceeds taken back (negative amount) or a purchase refunded (positive).
+ */
+export const ReversalAlert = z.object({
+  kind: z.literal("reversal"),
+  transactionId: z.string().min(1).max(40),
+  /** Signed change of the balance, cents. */
+  amountCents: z.number().int(),
+  tradeId: Id.optional(),
+  listingId: Id.optional(),
+  itemName: z.string().optional(),
+  reason: z.string().max(300).optional(),
+  at: Instant.optional(),
+});
+export type ReversalAlert = z.infer<typeof ReversalAlert>;
+
 /** One alert; every kind the pollers write. */
 export const SingleAlert = z.discriminatedUnion("kind", [
   ListingAlert,
@@ -274,6 +291,7 @@ export const SingleAlert = z.discriminatedUnion("kind", [
   AutoBuyAlert,
   AutoAcceptAlert,
   GuardDigestAlert,
+  ReversalAlert,
 ]);
 export type SingleAlert = z.infer<typeof SingleAlert>;
 

@@ -151,10 +151,19 @@ export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
  * Who needs reading often: urgent, a trade waiting on them with its deadline within the hour (or
  * unknown); hot, any trade of theirs still open, or a bid on an auction ending within the hour.
  */
+/** How long after verification a trade keeps its user hot: the usual protection window. */
+const REVERSIBLE_FOR_MS = 7 * 24 * 60 * 60_000;
+
 export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<number>; hot: Set<number> }> {
   const soon = new Date(at.getTime() + 60 * 60_000);
-  const [trades, bids] = await Promise.all([
+  const [trades, reversible, bids] = await Promise.all([
     prisma.trackedTrade.findMany({ where: { closedAt: null }, select: { userId: true, expiresAt: true } }),
+    // A trade verified lately can still be reversed: its reversal alert should not wait (ADR 020).
+    prisma.trackedTrade.findMany({
+      where: { lastKnownState: "verified", closedAt: { gte: new Date(at.getTime() - REVERSIBLE_FOR_MS) } },
+      select: { userId: true },
+      distinct: ["userId"],
+    }),
     // A bid matters to the trade poller when its auction is about to end (a win opens a trade).
     prisma.trackedBid.findMany({
       where: { status: "active", OR: [{ expiresAt: null }, { expiresAt: { lte: soon } }] },
@@ -169,5 +178,6 @@ export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<num
     if (t.expiresAt === null || t.expiresAt <= soon) urgent.add(t.userId);
   }
   for (const b of bids) hot.add(b.userId);
+  for (const t of reversible) hot.add(t.userId);
   return { urgent, hot };
 }

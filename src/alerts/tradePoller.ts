@@ -1,4 +1,5 @@
-// Trade and buy-order alerts per linked user: trades waiting on them, state changes, deadline reminders, order fills.
+// Trade and buy-order alerts per linked user: trades waiting on them, state changes, deadline reminders, order fills,
+// and reversals from the ledger (reversals.ts).
 import { isMarketError } from "../market/errors.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { Listing, Trade } from "../market/schemas.ts";
@@ -9,6 +10,7 @@ import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { listOpenTrades } from "../db/repos/trades.ts";
 import { createPollPlanner, pollNeeds, type PlannedPoll } from "./pollPlan.ts";
 import { autoAcceptFor } from "./autoAcceptStep.ts";
+import { pollReversals } from "./reversals.ts";
 import {
   closeTrackedTrade,
   linkedUsersForPolling,
@@ -294,6 +296,9 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
           result.alerts += trades;
           const fills = await pollBuyOrders(api, user);
           result.alerts += fills;
+          // Reversals are money taken back: always told, whatever the trade alert setting.
+          const reversals = await pollReversals(deps, api, user);
+          result.alerts += reversals;
         } catch (error) {
           if (isMarketError(error, "unauthorized")) {
             await revokeAccount(deps, user);

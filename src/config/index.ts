@@ -127,6 +127,11 @@ export const EnvSchema = z.object({
   MAX_RULES_PER_USER: intFromEnv(50, 1, 10000),
   /** The marketplace's seller fee, percent: every profit figure and profit filter is after it. */
   SELLER_FEE_PERCENT: decimalFromEnv(2, 0, 100),
+  /**
+   * How long after verification a trade can still be reversed, when the trade does not say
+   * (it normally carries trade_protection_ends_at): /trades shows the window left on sales.
+   */
+  REVERSAL_WINDOW_HOURS: intFromEnv(168, 0, 24 * 365),
   SHARD_COUNT: z
     .string()
     .trim()

@@ -106,6 +106,7 @@ const TextMessageBody = z.object({
 });
 const BidBody = z.object({ listingId: Id, maxPrice: z.number().int().min(1) });
 const SaleBody = z.object({ user: UserRef });
+const ReversalBody = z.object({ tradeId: Id });
 const WebsiteOrderBody = z.object({
   user: z.string().min(1),
   marketHashName: z.string().trim().min(1).max(200),
@@ -358,6 +359,11 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
         const demo = demoOf(humanUser(body.user));
         if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
         return { trade: needSandbox().control.createSaleForSeller(demo.platformId) };
+      }
+      // The item's sender reverses a verified trade: rollback entries on both sides (reversal alerts).
+      case "POST /api/sandbox/reversals": {
+        const body = ReversalBody.parse(await readJson(req));
+        return { trade: needSandbox().control.reverseTrade(body.tradeId, "reversed from the playground") };
       }
       case "POST /api/sandbox/clock": {
         const body = ClockBody.parse(await readJson(req));

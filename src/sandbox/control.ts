@@ -7,6 +7,7 @@ import { FaultBook, FaultSpec } from "./faults.ts";
 import { IdField, MoneyField, ok, parseBody, Router } from "./http.ts";
 import { completeSale, createListing, listingOf, placeBid } from "./listings.ts";
 import { acceptOffer, createOffer, declineOffer } from "./offers.ts";
+import { reverseTrade } from "./trades.ts";
 import {
   bidJson,
   buyOrderJson,
@@ -133,6 +134,13 @@ export interface SandboxControl {
   createSaleForSeller(platformId: string): TradeJson;
   /** Alias of createSaleForSeller (the name in docs/architecture.md). */
   createSaleOf(platformId: string): TradeJson;
+  /**
+   * The item's sender reverses a verified trade within its protection window: `rollback` ledger
+   * entries take the seller's proceeds back and refund the buyer (src/sandbox/trades.ts).
+   */
+  reverseTrade(tradeId: string, reason?: string): TradeJson;
+  /** Seller fee on every later sale, in basis points (0 to 10000; 200 = 2%). */
+  setSellerFee(bps: number): void;
   /** n items are bought for the order (default 1): bought_item_count rises, trades queue for its owner. */
   fillBuyOrder(orderId: string, n?: number): BuyOrderJson;
   /** A synthetic buyer makes an offer on a listing. */
@@ -332,6 +340,20 @@ export function createControl(
     },
 
     createSaleOf: (platformId) => control.createSaleForSeller(platformId),
+
+    reverseTrade(tradeId, reason = "trade reversed by the sender") {
+      store.tick();
+      const t = store.trades.get(tradeId);
+      if (!t) throw notFound("trade");
+      reverseTrade(store, t, store.now(), reason);
+      return tradeJson(store, t, t.sellerId);
+    },
+
+    setSellerFee(bps) {
+      if (!Number.isInteger(bps) || bps < 0 || bps > 10_000)
+        throw badRequest("sellerFeeBps must be an integer from 0 to 10000");
+      store.sellerFeeBps = bps;
+    },
 
     fillBuyOrder(orderId, n = 1) {
       store.tick();
@@ -574,6 +596,15 @@ export function buildControlRouter(control: SandboxControl, faults: FaultBook): 
         ? control.sellToBuyer(b.listingId)
         : control.createSaleForSeller(b.sellerPlatformId as string),
     );
+  });
+  r.add("POST", "/trades/{trade_id}/reverse", false, (ctx) => {
+    const b = parseBody(z.object({ reason: z.string().min(1).max(200).optional() }), ctx.body ?? {});
+    return ok(control.reverseTrade(ctx.params["trade_id"] as string, b.reason));
+  });
+  r.add("POST", "/fees", false, (ctx) => {
+    const b = parseBody(z.object({ sellerFeeBps: z.number().int().min(0).max(10_000) }), ctx.body);
+    control.setSellerFee(b.sellerFeeBps);
+    return ok({ sellerFeeBps: b.sellerFeeBps });
   });
   r.add("POST", "/buy-orders/{order_id}/fill", false, (ctx) => {
     const b = parseBody(z.object({ n: z.number().int().min(1).max(1000).optional() }), ctx.body);

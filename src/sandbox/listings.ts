@@ -206,19 +206,27 @@ export function completeSale(
   const details = { contract_id: l.id, listing_id: l.id };
   const purchase = store.post(buyerId, "contract_purchased", -price, 0, details, at);
   // Live, money-like detail fields arrive as numeric strings (a Go client decodes fee_amount, fee
-  // and float_fee as strings); the sandbox charges no fee, but says so the same way.
+  // and float_fee as strings, "0.00"). The seller's pending proceeds are net of the fee;
+  // fee_amount is in cents like every money field of the spec, fee the rate in percent.
+  const fee = Math.round((price * store.sellerFeeBps) / 10_000);
   store.post(
     l.sellerId,
     "contract_sold",
     0,
-    price,
-    { ...details, fee_amount: "0.00", fee: "0", float_fee: "0", original_tx: Number(purchase.id) },
+    price - fee,
+    {
+      ...details,
+      fee_amount: fee.toFixed(2),
+      fee: String(store.sellerFeeBps / 100),
+      float_fee: "0",
+      original_tx: Number(purchase.id),
+    },
     at,
   );
   l.price = price;
   l.buyerId = buyerId;
   endListing(store, l, "sold", at);
-  return createTrade(store, l, buyerId, price, at);
+  return createTrade(store, l, buyerId, price, fee, at);
 }
 
 /** All-or-nothing purchase of buy-now listings at an exact expected total. */

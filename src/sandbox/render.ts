@@ -12,6 +12,7 @@ import type {
   UserRec,
 } from "./state.ts";
 import { minNextBid, minOfferPrice, HOUR } from "./state.ts";
+import { protectionEndsAt } from "./trades.ts";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -460,7 +461,7 @@ export function tradeJson(store: Store, t: TradeRec, viewerId?: string): TradeJs
   if (t.verifyAt !== undefined) out.verify_sale_at = iso(t.verifyAt);
   if (t.verifiedAt !== undefined) {
     out.verified_at = iso(t.verifiedAt);
-    out.trade_protection_ends_at = iso(t.verifiedAt + 7 * 24 * HOUR);
+    out.trade_protection_ends_at = iso(protectionEndsAt(t) ?? t.verifiedAt);
   }
   return out;
 }

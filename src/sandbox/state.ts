@@ -185,6 +185,10 @@ export interface TradeRec {
   closedAt: number | undefined;
   tradeToken: string;
   platformOfferId: string | undefined;
+  /** The seller fee kept from this sale (cents); the seller's proceeds are price - fee. */
+  fee: number;
+  /** When the trade was reversed within its protection window (a rollback on both sides). */
+  reversedAt?: number | undefined;
 }
 
 /** Buy-order constraints; a key is present only when the constraint is set. */
@@ -310,6 +314,8 @@ export class Store {
   readonly txs = new Map<string, TxRec[]>();
   readonly references = new Map<string, ReferenceRec>();
   readonly assetsByInspect = new Map<string, AssetRec>();
+  /** Seller fee on every sale, basis points (control: setSellerFee); 0 until a test sets one. */
+  sellerFeeBps = 0;
 
   /** Told when a scheduled event throws; the remaining events still run. */
   onEventError: (err: unknown) => void = () => {};

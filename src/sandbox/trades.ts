@@ -1,7 +1,7 @@
 // Trades after a sale: queued (waiting on the seller) -> pending -> verified, or cancelled with refunds.
 import { randomBytes } from "node:crypto";
 import { badRequest, ErrorCode } from "./errors.ts";
-import { HOUR, pushTo, type ListingRec, type Store, type TradeRec } from "./state.ts";
+import { DAY, HOUR, pushTo, type ListingRec, type Store, type TradeRec } from "./state.ts";
 
 /** How long a seller has to accept a queued trade (sandbox time). */
 export const ACCEPT_WINDOW_MS = 12 * HOUR;
@@ -9,12 +9,19 @@ export const ACCEPT_WINDOW_MS = 12 * HOUR;
 export const VERIFY_AFTER_MS = HOUR;
 /** Deadline to send the item once accepted. */
 export const SEND_WINDOW_MS = 12 * HOUR;
+/**
+ * Trade protection after verification: the item's sender can reverse the transfer on the
+ * platform for this long (spec 2.8 trade_protection_ends_at); the marketplace then rolls the
+ * sale back on both sides.
+ */
+export const PROTECTION_MS = 7 * DAY;
 
 export function createTrade(
   store: Store,
   l: ListingRec,
   buyerId: string,
   price: number,
+  fee: number,
   at: number,
 ): TradeRec {
   const { id, seq } = store.nextId();
@@ -35,6 +42,7 @@ export function createTrade(
     // A real secret: trade tokens must not be guessable even in a sandbox used by a browser.
     tradeToken: randomBytes(6).toString("hex"),
     platformOfferId: undefined,
+    fee,
   };
   store.trades.set(id, t);
   pushTo(store.tradesByUser, buyerId, t);
@@ -74,7 +82,7 @@ function verifyTrade(store: Store, t: TradeRec, at: number): void {
   t.verifiedAt = at;
   t.closedAt = at;
   const details = { trade_id: t.id, contract_id: t.listingId, listing_id: t.listingId };
-  store.post(t.sellerId, "trade_verified", t.price, -t.price, details, at);
+  store.post(t.sellerId, "trade_verified", t.price - t.fee, -(t.price - t.fee), details, at);
   const seller = store.user(t.sellerId);
   const buyer = store.user(t.buyerId);
   seller.totalTrades += 1;
@@ -92,7 +100,7 @@ export function cancelTrade(store: Store, t: TradeRec, at: number, reason: strin
   }
   const details = { trade_id: t.id, contract_id: t.listingId, listing_id: t.listingId, reason };
   store.post(t.buyerId, "contract_purchase_refund", t.price, 0, details, at);
-  store.post(t.sellerId, "contract_sale_refund", 0, -t.price, details, at);
+  store.post(t.sellerId, "contract_sale_refund", 0, -(t.price - t.fee), details, at);
   t.state = "cancelled";
   t.closedAt = at;
   if (reason === "expired") store.user(t.sellerId).failedTrades += 1;
@@ -101,6 +109,52 @@ export function cancelTrade(store: Store, t: TradeRec, at: number, reason: strin
     l.state = "refunded";
     store.user(l.sellerId).inventory.set(l.asset.assetId, l.asset);
   }
+}
+
+/** When a verified trade's protection (its reversal window) ends; undefined before verification. */
+export function protectionEndsAt(t: TradeRec): number | undefined {
+  if (t.verifiedAt === undefined) return undefined;
+  return t.reversedAt ?? t.verifiedAt + PROTECTION_MS;
+}
+
+/**
+ * Reverses a verified trade inside its protection window, as the platform's trade protection
+ * allows: a `rollback` entry takes the seller's proceeds back and another refunds the buyer, each
+ * naming the trade, the listing and the entry it reverses (details.original_tx). The item returns
+ * to the seller. The trade's state stays `verified` (live states have no "reversed"); its
+ * protection ends at the reversal.
+ */
+export function reverseTrade(store: Store, t: TradeRec, at: number, reason: string): void {
+  const ends = protectionEndsAt(t);
+  if (t.state !== "verified" || ends === undefined) {
+    throw badRequest(
+      `trade ${t.id} is ${t.state}; only a verified trade can be reversed`,
+      ErrorCode.invalidState,
+    );
+  }
+  if (t.reversedAt !== undefined)
+    throw badRequest(`trade ${t.id} was already reversed`, ErrorCode.invalidState);
+  if (at > ends) throw badRequest(`trade ${t.id} is past its protection window`, ErrorCode.invalidState);
+  const net = t.price - t.fee;
+  const seller = store.user(t.sellerId);
+  // The platform recovers the proceeds even from a spent balance; the sandbox never goes negative.
+  if (seller.balance < net)
+    throw badRequest("the seller's balance cannot cover the reversal", ErrorCode.insufficientBalance);
+  const txsOf = (userId: string) => store.txs.get(userId) ?? [];
+  const originalOf = (userId: string, type: string) =>
+    txsOf(userId).find((x) => x.type === type && x.details["contract_id"] === t.listingId)?.id;
+  const details = (original: string | undefined) => ({
+    trade_id: t.id,
+    contract_id: t.listingId,
+    listing_id: t.listingId,
+    reason,
+    ...(original === undefined ? {} : { original_tx: original }),
+  });
+  store.post(t.sellerId, "rollback", -net, 0, details(originalOf(t.sellerId, "trade_verified")), at);
+  store.post(t.buyerId, "rollback", t.price, 0, details(originalOf(t.buyerId, "contract_purchased")), at);
+  t.reversedAt = at;
+  const l = store.listings.get(t.listingId);
+  if (l) seller.inventory.set(l.asset.assetId, l.asset);
 }
 
 export interface TradeFilter {

@@ -169,6 +169,17 @@ export interface TradeView {
   isSettlementPeriod: boolean | undefined;
 }
 
+/**
+ * Until when a verified trade can still be reversed: the trade's own trade_protection_ends_at
+ * (spec 2.8), else its verification plus `fallbackMs` (REVERSAL_WINDOW_HOURS). Undefined for a
+ * trade that is not verified.
+ */
+export function reversalWindowEnd(t: TradeView, fallbackMs: number): Date | undefined {
+  if (t.state !== "verified") return undefined;
+  if (t.tradeProtectionEndsAt) return t.tradeProtectionEndsAt;
+  return t.verifiedAt ? new Date(t.verifiedAt.getTime() + fallbackMs) : undefined;
+}
+
 export function toTradeView(trade: Trade): TradeView {
   return {
     tradeId: trade.id,

@@ -233,6 +233,33 @@ describe("guard rails", () => {
     expect(bad.body.listing.id).toMatch(/^\d+$/);
   });
 
+  it("GIVEN a sale from the panel WHEN it is reversed before and after verification THEN refused first, then rolled back on both sides", async () => {
+    const alice = pg.sandbox.users.find((u) => u.name === "alice");
+    if (!alice) throw new Error("no alice");
+    const sale = await pageApi<{ trade: { id: string } }>(pg.url, "/api/sandbox/sales", {
+      body: { user: "alice" },
+    });
+    const tradeId = sale.body.trade.id;
+    const early = await pageApi<{ error?: string }>(pg.url, "/api/sandbox/reversals", { body: { tradeId } });
+    expect(early.status).toBe(400);
+
+    await pg.playground.app.market.forKey(alice.apiKey).acceptTrade(tradeId);
+    await pageApi(pg.url, "/api/sandbox/clock", { body: { ms: 3_660_000 } });
+    const before = pg.sandbox.control.balance(alice.platformId).balance;
+    const reversed = await pageApi<{ trade: { id: string } }>(pg.url, "/api/sandbox/reversals", {
+      body: { tradeId },
+    });
+    expect(reversed.status).toBe(200);
+    const ledger = await pg.playground.app.market
+      .forKey(alice.apiKey)
+      .getTransactions({ type: "rollback", order: "desc", limit: 1 });
+    expect(ledger.transactions[0]?.details?.trade_id).toBe(tradeId);
+    expect(pg.sandbox.control.balance(alice.platformId).balance).toBe(
+      before + (ledger.transactions[0]?.balance_offset ?? 0),
+    );
+    expect(ledger.transactions[0]?.balance_offset).toBeLessThan(0);
+  });
+
   it("GIVEN a request naming another host WHEN it arrives THEN it is refused (no DNS rebinding)", async () => {
     // fetch() will not send a foreign Host header; a plain HTTP request does, as a rebound browser would.
     const status = await new Promise<number>((resolve, reject) => {

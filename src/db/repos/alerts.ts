@@ -21,7 +21,8 @@ export type AlertKind =
   | "auto_buy"
   | "weekly_report"
   | "auto_accept"
-  | "guard_digest";
+  | "guard_digest"
+  | "reversal";
 
 export interface NewAlert {
   userId: number;

@@ -26,6 +26,7 @@ import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { autoAcceptLine, automationMessage, guardDigestLine } from "./automation.ts";
+import { reversalEmbed, reversalLine } from "./reversal.ts";
 import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
 import { embed } from "./embeds.ts";
 import { absoluteTime, compactDuration, money, relativeTime, truncate } from "./format.ts";
@@ -339,6 +340,8 @@ export function alertLine(a: SingleAlert): string {
       return autoAcceptLine(a);
     case "guard_digest":
       return guardDigestLine(a);
+    case "reversal":
+      return reversalLine(a);
   }
 }
 
@@ -411,6 +414,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
     case "auto_accept":
     case "guard_digest":
       return automationMessage(alert, ownerId);
+    case "reversal":
+      return { embeds: [reversalEmbed(alert)], components: [] };
     case "digest":
       return { embeds: [digestEmbed(alert)], components: [] };
   }

@@ -3,7 +3,7 @@
 import { ButtonStyle, ComponentType, type APIButtonComponentWithCustomId, type APIEmbed } from "discord.js";
 import { safeUserText } from "../../input/parse.ts";
 import type { TradeOutcome, TradesPage } from "../../trading/trades.ts";
-import type { TradeView } from "../../trading/views.ts";
+import { reversalWindowEnd, type TradeView } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
 import { itemName, type ActionRow } from "./listing.ts";
@@ -106,7 +106,13 @@ export function tradeButtons(t: TradeView, role: TradeRole, ids: TradeButtonIds)
   return row(buttons);
 }
 
-function tradeLine(t: TradeView, role: TradeRole, position: number): string {
+/** Where /trades shows the reversal window left on verified trades: the time now and the default. */
+export interface ReversalWindow {
+  readonly now: Date;
+  readonly fallbackMs: number;
+}
+
+function tradeLine(t: TradeView, role: TradeRole, position: number, reversal?: ReversalWindow): string {
   const bits = [t.itemName ? itemName(t.itemName, 70) : `trade ${t.tradeId}`];
   if (t.priceCents !== undefined) bits.push(`**${money(t.priceCents)}**`);
   if (role) bits.push(role === "seller" ? "selling" : "buying");
@@ -116,6 +122,9 @@ function tradeLine(t: TradeView, role: TradeRole, position: number): string {
     const deadline = t.transferDeadlineAt ?? t.expiresAt;
     if (deadline) bits.push(`transfer by ${relativeTime(deadline)}`);
   }
+  const reversibleUntil = reversal ? reversalWindowEnd(t, reversal.fallbackMs) : undefined;
+  if (reversibleUntil && reversal && reversibleUntil > reversal.now)
+    bits.push(`⏳ reversible until ${relativeTime(reversibleUntil)}`);
   bits.push(`\`${t.tradeId}\``);
   return `\`${position}.\` ${bits.join(" · ")}`;
 }
@@ -133,13 +142,17 @@ export const TRADES_PAGE_SIZE = 10;
 /** `roleFilter` stands in for the reader's role when their platform id is unknown. */
 export function tradesPageMessage(
   p: TradesPage,
-  reader: { readonly platformId: string | null; readonly roleFilter: TradeRole },
+  reader: {
+    readonly platformId: string | null;
+    readonly roleFilter: TradeRole;
+    readonly reversal?: ReversalWindow;
+  },
   filter: string,
   ids: TradesPageIds,
 ): { embeds: APIEmbed[]; components: ActionRow[] } {
   const first = p.page * TRADES_PAGE_SIZE + 1;
   const roles = p.trades.map((t) => roleIn(t, reader.platformId) ?? reader.roleFilter);
-  const lines = p.trades.map((t, i) => tradeLine(t, roles[i], first + i));
+  const lines = p.trades.map((t, i) => tradeLine(t, roles[i], first + i, reader.reversal));
   const waiting = p.trades.filter((t, i) => t.state === "queued" && roles[i] === "seller");
   const body = lines.length > 0 ? lines.join("\n") : p.page === 0 ? "No trades match." : "No more trades.";
   const header =

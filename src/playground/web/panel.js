@@ -296,10 +296,25 @@ export function createPanel(root, ctx) {
       );
     }),
   );
+  const reverseTrade = input("trade", "Verified trade id");
+  const reverseButton = button("Reverse this trade", "btn btn-danger");
+  reverseButton.addEventListener("click", () =>
+    act(async () => {
+      if (!/^\d+$/.test(reverseTrade.value.trim())) throw new Error("Trade: the id of a verified trade.");
+      const { trade } = await ctx.api("/api/sandbox/reversals", {
+        method: "POST",
+        body: { tradeId: reverseTrade.value.trim() },
+      });
+      say(`Trade ${trade.id} reversed: both sides get a rollback in their ledger and a reversal alert.`);
+    }),
+  );
   const saleCard = card(
     "Sell",
     el("div", "panel-hint", "A buyer takes one of your items: a trade to accept."),
     saleButton,
+    el("div", "panel-hint", "Within 7 days of verification the sender can reverse a trade."),
+    field("Trade", reverseTrade),
+    reverseButton,
   );
 
   // ---- clock ----
