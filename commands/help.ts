@@ -1,13 +1,14 @@
 // /help: one line per registered command, generated from the definitions so it never goes stale.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { defineCommand, type CommandDefinition } from "../src/discord/command.ts";
 import { embed } from "../src/discord/render/embeds.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 export const command = defineCommand({
   definition: {
     name: "help",
     description: "List what the bot can do",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
   },
   execute: {
     defer: false,

@@ -19,7 +19,9 @@ import type { Logger } from "../log.ts";
 import type { AutocompleteContext, BaseContext, Choice, ComponentDeferMode } from "./command.ts";
 import { decodeCustomId, encodeCustomId, isExpired, type CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
+import { followUpWithDmNotice } from "./dmNotice.ts";
 import { userNoticeFor } from "./errorMessages.ts";
+import { installContextOf, type InstallContext } from "./install.ts";
 import { createOptionsReader, pathOf } from "./options.ts";
 import type { CommandRegistry } from "./registry.ts";
 import { notice } from "./render/embeds.ts";
@@ -81,6 +83,7 @@ export function createRouter(options: RouterOptions): Router {
     channelId: i.channelId ?? undefined,
     locale: i.locale,
     memberPermissions: i.memberPermissions ?? undefined,
+    install: installOf(i),
     deps,
     log: ilog,
     reply: (r) => responder.reply(r),
@@ -302,6 +305,8 @@ export function createRouter(options: RouterOptions): Router {
         const responder = new Responder(i, (at) => {
           firstAt = at;
         });
+        // Where the app may not post publicly, "public" handlers answer privately (ADR 022).
+        if (!installOf(i).publicAllowed) responder.keepPrivate();
         try {
           let result;
           if (i.isChatInputCommand()) result = await runCommand(i, responder, ilog);
@@ -312,6 +317,7 @@ export function createRouter(options: RouterOptions): Router {
         } catch (error) {
           outcome = await onError(i, responder, error, ilog);
         }
+        await followUpWithDmNotice(deps, responder, i.user.id, ilog);
       }
     } catch (error) {
       // Only autocomplete's respond() can land here (an expired token, a network failure).
@@ -346,6 +352,15 @@ export function createRouter(options: RouterOptions): Router {
       await Promise.allSettled([...inFlight]);
     },
   };
+}
+
+function installOf(i: RepliableInteraction): InstallContext {
+  return installContextOf({
+    context: i.context,
+    authorizingIntegrationOwners: i.authorizingIntegrationOwners,
+    guildId: i.guildId,
+    appPermissions: i.appPermissions,
+  });
 }
 
 function isExpiredInteraction(error: unknown): boolean {
