@@ -134,7 +134,9 @@ export const EVERYONE_PERMISSIONS =
   PermissionFlagsBits.EmbedLinks |
   PermissionFlagsBits.AttachFiles |
   PermissionFlagsBits.AddReactions |
-  PermissionFlagsBits.UseApplicationCommands;
+  PermissionFlagsBits.UseApplicationCommands |
+  // On by default in every server: lets members' own (account-installed) apps answer publicly.
+  PermissionFlagsBits.UseExternalApps;
 
 /** Everything a bot needs to post alerts and answer in channels (no Administrator). */
 export const BOT_PERMISSIONS =
