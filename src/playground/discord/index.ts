@@ -20,6 +20,7 @@ export {
   DEFAULT_IDS,
   defaultGuild,
   defaultUsers,
+  friendsServer,
   isEphemeral,
   memberPermissions,
   textOf,

@@ -189,6 +189,21 @@ export function defaultGuild(botId: string): DoubleGuild {
   };
 }
 
+/** A server of alice's and bob's friends that never added the bot: only account installs work there. */
+export function friendsServer(): DoubleGuild {
+  return {
+    id: "1187364777439215900",
+    name: "Friends (no bot)",
+    ownerId: "150000000000000003",
+    channels: [{ id: "1187364778160000301", name: "hangout", type: ChannelType.GuildText }],
+    roles: [{ id: "1187364777439215900", name: "@everyone", permissions: EVERYONE_PERMISSIONS }],
+    members: [
+      { userId: DEFAULT_IDS.alice, roles: [] },
+      { userId: DEFAULT_IDS.bob, roles: [] },
+    ],
+  };
+}
+
 /** The member's permissions: the union of @everyone and their roles; owners hold all. */
 export function memberPermissions(guild: DoubleGuild, userId: string): bigint {
   if (guild.ownerId === userId) return ALL_PERMISSIONS;
