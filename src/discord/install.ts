@@ -49,7 +49,12 @@ const ACCOUNT_PUBLIC_NEEDS = PermissionFlagsBits.SendMessages | PermissionFlagsB
 
 /** Reads Discord's `context` and `authorizing_integration_owners` as discord.js exposes them. */
 export function installContextOf(
-  i: Pick<BaseInteraction, "context" | "authorizingIntegrationOwners" | "guildId"> & {
+  i: Pick<BaseInteraction, "context" | "guildId"> & {
+    /** Discord's map (discord.js's AuthorizingIntegrationOwners has the same keys). */
+    readonly authorizingIntegrationOwners: {
+      readonly [ApplicationIntegrationType.GuildInstall]?: string | undefined;
+      readonly [ApplicationIntegrationType.UserInstall]?: string | undefined;
+    };
     readonly appPermissions: Readonly<PermissionsBitField> | null;
   },
 ): InstallContext {

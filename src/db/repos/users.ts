@@ -314,16 +314,16 @@ export async function replaceEncryptedKey(
 }
 
 /**
- * Takes the "your DMs could not be delivered" notice for the user, once per closure: true (and
- * recorded) when their DMs are marked closed and they were not told since. `releaseDmNotice`
- * gives it back when the reply carrying it could not be sent.
+ * Takes the "your DMs could not be delivered" notice for the user, once per closure: the closure's
+ * time (recorded as told) when their DMs are marked closed and they were not told of this closure.
+ * `releaseDmNotice` gives it back when the reply carrying it could not be sent.
  */
 export async function claimDmNotice(db: Db, discordId: string): Promise<Date | undefined> {
   const rows = await db.$queryRaw<{ dm_closed_at: Date }[]>`
-    UPDATE users SET dm_noticed_at = now()
+    UPDATE users SET dm_noticed_at = dm_closed_at
     WHERE discord_id = ${discordId}
       AND dm_closed_at IS NOT NULL
-      AND (dm_noticed_at IS NULL OR dm_noticed_at < dm_closed_at)
+      AND dm_noticed_at IS DISTINCT FROM dm_closed_at
     RETURNING dm_closed_at`;
   return rows[0]?.dm_closed_at;
 }
