@@ -12,6 +12,7 @@ import {
   type InteractionHandle,
   type StoredMessage,
 } from "../support/discord.ts";
+import { subcommandPaths } from "../../src/discord/command.ts";
 import { startBot, type Bot, type BotUser } from "../support/harness.ts";
 import { FOREIGN, guildsWithForeignServers } from "../support/installs.ts";
 import { uniqueItemName, waitUntil } from "../alerts/engine/world.ts";
@@ -59,6 +60,16 @@ describe("registered commands", () => {
         ],
       });
     }
+  });
+
+  it("GIVEN every command WHEN its handlers are read THEN only market data (search, history, stall) answers publicly: account and money commands are private wherever they run", () => {
+    const publicPaths: string[] = [];
+    for (const module of bot.app.registry.modules) {
+      for (const path of subcommandPaths(module.definition)) {
+        if (module.handler(path)?.defer === "public") publicPaths.push(`${module.name} ${path}`.trim());
+      }
+    }
+    expect(publicPaths.sort()).toEqual(["history", "search", "stall"]);
   });
 
   it("GIVEN /help WHEN a user reads it THEN it explains the two installs", async () => {
