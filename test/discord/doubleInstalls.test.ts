@@ -6,6 +6,7 @@ import {
   DiscordAPIError,
   Events,
   InteractionContextType,
+  MessageFlags,
   type Client,
 } from "discord.js";
 import {
@@ -23,6 +24,8 @@ const ALL_CONTEXTS = [
   InteractionContextType.BotDM,
   InteractionContextType.PrivateChannel,
 ];
+
+const PRESS_ROW = { type: 1, components: [{ type: 2, style: 1, label: "Press", custom_id: "press" }] };
 
 let double: DiscordDouble;
 let client: Client<true>;
@@ -47,10 +50,14 @@ beforeAll(async () => {
     ],
   });
   client.on(Events.InteractionCreate, (i) => {
+    if (i.isButton()) {
+      void i.reply({ content: `pressed by ${i.user.username}`, flags: MessageFlags.Ephemeral });
+      return;
+    }
     if (!i.isChatInputCommand()) return;
     const mine = plans.get(i.id) ?? newPlan(0);
     void (async () => {
-      await i.reply({ content: "pong" });
+      await i.reply({ content: "pong", components: [PRESS_ROW] });
       for (let n = 1; n <= mine.followUps; n += 1) {
         try {
           await i.followUp({ content: `more ${n}` });
@@ -143,6 +150,23 @@ describe("account installs in the double", () => {
       await withDeadline(homePlan.done, 5000, "six follow-ups tried");
       expect(home.followUps()).toHaveLength(6);
       expect(homePlan.errors).toEqual([]);
+    } finally {
+      double.setAccountInstall(alice.id, false);
+    }
+  });
+
+  it("GIVEN alice's public answer in a server without the app WHEN bob, who never installed it, presses its button THEN the interaction reaches the app with alice's install as its owner", async () => {
+    const alice = double.user("alice");
+    const bob = double.user("bob");
+    double.setAccountInstall(alice.id, true);
+    try {
+      const answer = await double
+        .slash(alice, "ping", {}, { channelId: FOREIGN.open.channel })
+        .finalMessage();
+      const press = double.button(bob, "press", answer);
+      expect(press.payload).toMatchObject({ context: 0, authorizing_integration_owners: { "1": alice.id } });
+      expect((press.payload.member as { user: { id: string } }).user.id).toBe(bob.id);
+      expect((await press.finalMessage()).content).toBe("pressed by bob");
     } finally {
       double.setAccountInstall(alice.id, false);
     }

@@ -42,7 +42,8 @@ export interface InstallFields {
 /**
  * What Discord puts in an interaction from `user` in `channel`. `command` (for slash commands and
  * autocomplete) must be offered there: its `integration_types` and `contexts` are checked as the
- * Discord client does before it shows a command (an unavailable one cannot be run).
+ * Discord client does before it shows a command (an unavailable one cannot be run). `inherited`:
+ * the owners of the interaction that created the message a component or form belongs to.
  */
 export function installFields(
   world: World,
@@ -50,12 +51,23 @@ export function installFields(
   guild: DoubleGuild | undefined,
   channel: ChannelInfo,
   command: RegisteredCommand | undefined,
+  inherited?: Readonly<Record<string, string>>,
 ): InstallFields {
   const context = guild
     ? InteractionContextType.Guild
     : channel.type === ChannelType.DM && channel.recipientId === user.id
       ? InteractionContextType.BotDM
       : InteractionContextType.PrivateChannel;
+  if (inherited) {
+    // A component or form on a message an interaction created carries that interaction's owners,
+    // whoever clicks it: how an app tells the installing user from the clicking one (Discord docs).
+    const owners = { ...inherited };
+    return {
+      context,
+      authorizing_integration_owners: owners,
+      app_permissions: appPermissions(world, user, guild, context, owners),
+    };
+  }
   const guildInstalled = guild ? installedInGuild(world, guild) : context === InteractionContextType.BotDM;
   const accountInstalled = world.accountInstalls.has(user.id);
   const types = integrationTypes(command);
@@ -168,4 +180,15 @@ export function botCanPost(world: World, channel: ChannelInfo): boolean {
   if (!channel.guildId) return false;
   const guild = world.guilds.get(channel.guildId);
   return guild !== undefined && installedInGuild(world, guild);
+}
+
+/** The authorizing owners of an earlier interaction (the one that made a message or showed a form). */
+export function inheritedOwners(
+  world: World,
+  interactionId: string | undefined,
+): Record<string, string> | undefined {
+  const owners = interactionId
+    ? world.interactions.get(interactionId)?.payload.authorizing_integration_owners
+    : undefined;
+  return owners && typeof owners === "object" ? (owners as Record<string, string>) : undefined;
 }

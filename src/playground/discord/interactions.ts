@@ -1,6 +1,6 @@
 // Builds INTERACTION_CREATE payloads the way Discord sends them, and the handle a test or page awaits.
 import { ApplicationCommandOptionType, ChannelType, ComponentType, InteractionType } from "discord.js";
-import { installFields, privateChannelFor } from "./installs.ts";
+import { inheritedOwners, installFields, privateChannelFor } from "./installs.ts";
 import {
   apiUser,
   memberPermissions,
@@ -70,10 +70,11 @@ function basePayload(
   target: Target,
   opts: DispatchOptions,
   command?: RegisteredCommand,
+  inherited?: Readonly<Record<string, string>>,
 ): Record<string, unknown> {
   const { guild, channel } = target;
   const channelJson = ctx.world.channelJson(channel);
-  const install = installFields(ctx.world, user, guild, channel, command);
+  const install = installFields(ctx.world, user, guild, channel, command, inherited);
   const common = {
     id: snowflake(),
     application_id: ctx.world.applicationId,
@@ -413,8 +414,9 @@ export function buildComponent(
         : ComponentType.StringSelect;
   const data: Record<string, unknown> = { custom_id: customId, component_type: componentType };
   if (values !== undefined) data.values = [...values];
+  const owners = inheritedOwners(ctx.world, message.interactionId);
   const payload = {
-    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts),
+    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts, undefined, owners),
     data,
     message: ctx.world.messageJson(message, ""),
   };
@@ -454,8 +456,9 @@ export function buildModalSubmit(
         }
       : resolveTarget(ctx, user, opts);
   const components = shown ? mirrorModal(shown.modal, fields) : actionRows(fields);
+  const owners = inheritedOwners(ctx.world, shown?.from.id);
   const payload: Record<string, unknown> = {
-    ...basePayload(ctx, InteractionType.ModalSubmit, user, target, opts),
+    ...basePayload(ctx, InteractionType.ModalSubmit, user, target, opts, undefined, owners),
     data: { custom_id: customId, components },
   };
   if (source) payload.message = ctx.world.messageJson(source, "");
