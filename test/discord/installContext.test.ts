@@ -1,6 +1,7 @@
-// How the bot reads Discord's context and authorizing integration owners, case by case.
+// How the bot reads Discord's context and authorizing integration owners, case by case, and what a refused DM means.
 import { describe, expect, it } from "vitest";
 import { InteractionContextType, PermissionFlagsBits, PermissionsBitField } from "discord.js";
+import { toSendResult } from "../../src/discord/alertSender.ts";
 import { installContextOf } from "../../src/discord/install.ts";
 
 const GUILD = "1187364777435021392";
@@ -78,5 +79,13 @@ describe("installContextOf", () => {
         appPermissions: null,
       }),
     ).toEqual({ surface: "guild", serverInstall: true, accountInstall: false, publicAllowed: true });
+  });
+});
+
+describe("a DM refused with Missing Access", () => {
+  it("GIVEN a DM answered 50001 (what account installs can meet) WHEN mapped for the outbox THEN it is kept and told like closed DMs; in a channel it stays permanent", () => {
+    const refused = { ok: false, reason: "missing_access", code: 50001 } as const;
+    expect(toSendResult(refused, "dm")).toEqual({ kind: "dm_closed" });
+    expect(toSendResult(refused, "channel")).toEqual({ kind: "permanent", reason: "missing_access (50001)" });
   });
 });
