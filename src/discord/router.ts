@@ -21,7 +21,7 @@ import { decodeCustomId, encodeCustomId, isExpired, type CustomId } from "./cust
 import type { BotDeps } from "./deps.ts";
 import { followUpWithDmNotice } from "./dmNotice.ts";
 import { userNoticeFor } from "./errorMessages.ts";
-import { installContextOf, type InstallContext } from "./install.ts";
+import { installContextOf } from "./install.ts";
 import { createOptionsReader, pathOf } from "./options.ts";
 import type { CommandRegistry } from "./registry.ts";
 import { notice } from "./render/embeds.ts";
@@ -83,7 +83,7 @@ export function createRouter(options: RouterOptions): Router {
     channelId: i.channelId ?? undefined,
     locale: i.locale,
     memberPermissions: i.memberPermissions ?? undefined,
-    install: installOf(i),
+    install: installContextOf(i),
     deps,
     log: ilog,
     reply: (r) => responder.reply(r),
@@ -306,7 +306,7 @@ export function createRouter(options: RouterOptions): Router {
           firstAt = at;
         });
         // Where the app may not post publicly, "public" handlers answer privately (ADR 022).
-        if (!installOf(i).publicAllowed) responder.keepPrivate();
+        if (!installContextOf(i).publicAllowed) responder.keepPrivate();
         try {
           let result;
           if (i.isChatInputCommand()) result = await runCommand(i, responder, ilog);
@@ -352,15 +352,6 @@ export function createRouter(options: RouterOptions): Router {
       await Promise.allSettled([...inFlight]);
     },
   };
-}
-
-function installOf(i: RepliableInteraction): InstallContext {
-  return installContextOf({
-    context: i.context,
-    authorizingIntegrationOwners: i.authorizingIntegrationOwners,
-    guildId: i.guildId,
-    appPermissions: i.appPermissions,
-  });
 }
 
 function isExpiredInteraction(error: unknown): boolean {
