@@ -11,7 +11,7 @@ export function dmNoticeText(closedAt: Date): string {
   const since = `<t:${Math.floor(closedAt.getTime() / 1000)}:R>`;
   return [
     `I couldn't send you alerts by DM since ${since}. Nothing is lost: \`/alerts recent\` lists them.`,
-    "To get DMs again, allow direct messages from apps (or from a server we share) in Discord's privacy settings.",
+    "To get DMs again, allow direct messages from me in Discord's privacy settings, or share a server with me.",
     "The next DM that goes through clears this.",
   ].join("\n");
 }
