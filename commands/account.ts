@@ -5,7 +5,6 @@ import {
   ApplicationCommandOptionType,
   ButtonBuilder,
   ButtonStyle,
-  InteractionContextType,
   LabelBuilder,
   ModalBuilder,
   TextInputBuilder,
@@ -29,6 +28,7 @@ import {
   transactionsHandler,
   transactionsSubcommand,
 } from "./account/transactions.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const ACTIONS = { linkForm: "acct.link", check: "acct.check" } as const;
 const LINK_FORM_TTL_MS = 15 * 60_000;
@@ -46,7 +46,7 @@ export const command = defineCommand({
   definition: {
     name: "account",
     description: "Link your marketplace account and see what is linked",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "link",

@@ -1,5 +1,5 @@
 // /alerts recent (every alert, delivered or not) and the View button of alert messages.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading, recentAlerts, viewListing, type RecentAlert } from "../src/alerts/actions.ts";
 import { GONE } from "../src/alerts/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
@@ -7,6 +7,7 @@ import { embed, notice } from "../src/discord/render/embeds.ts";
 import { ALERT_ACTIONS, alertLine } from "../src/discord/render/alerts.ts";
 import { compactDuration, money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 /** " · sold 4 s after your alert", " · you bought it", or nothing while the listing is still out there. */
 function fateText(a: RecentAlert): string {
@@ -20,7 +21,7 @@ export const command = defineCommand({
   definition: {
     name: "alerts",
     description: "Your latest alerts, delivered or not (closed DMs, quiet hours)",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "recent",

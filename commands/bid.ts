@@ -1,6 +1,6 @@
 // /bid: place or raise an automatic bid (a ceiling) on an auction. The Bid and Raise bid buttons of
 // listing views, alerts and bid replies (ACTIONS.bidOpen) ask the ceiling in a private form.
-import { ApplicationCommandOptionType, ButtonStyle, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
 import { z } from "zod";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
@@ -11,6 +11,7 @@ import { linkedTrader } from "../src/discord/trader.ts";
 import { parseId, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
 import { placeBid } from "../src/trading/bid.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const LOCAL = { form: "bid.set" } as const;
 /** The Raise bid button under a reply stays usable while the auction is likely still on. */
@@ -38,7 +39,7 @@ export const command = defineCommand({
   definition: {
     name: "bid",
     description: "Place or raise an automatic bid on an auction",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "listing",

@@ -1,7 +1,6 @@
 // /buy: a purchase in two steps. First the quote with **Confirm purchase** and **Cancel** (owner
 // only, 2 minutes); then one money-safe purchase at exactly the confirmed price. The Buy button of
 // listing views and alerts (ACTIONS.buyStart) starts the same flow.
-import { InteractionContextType } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
@@ -12,6 +11,7 @@ import { linkedTrader } from "../src/discord/trader.ts";
 import { UserFacingError } from "../src/errors.ts";
 import { parseId } from "../src/input/parse.ts";
 import { confirmBuy, prepareBuy } from "../src/trading/buy.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 /** Long enough to read the quote, short enough that a confirmed price is a recent one. */
 export const CONFIRM_TTL_MS = 2 * 60_000;
@@ -40,7 +40,7 @@ export const command = defineCommand({
   definition: {
     name: "buy",
     description: "Buy a buy-now listing from your marketplace balance (asks to confirm first)",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [LISTING_OPTION],
   },
   execute: {

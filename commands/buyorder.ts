@@ -1,7 +1,7 @@
 // /buyorder: standing orders to buy an item at up to a price, with optional item constraints.
 // Editing keeps every constraint the user does not name (the marketplace's update is absolute;
 // editBuyOrder merges), and `clear` removes exactly the constraints listed.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
@@ -34,6 +34,7 @@ import {
   editOrConfirm,
 } from "./buyorder/confirm.ts";
 import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from "./buyorder/guard.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const LOCAL = { page: "bo.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
@@ -171,7 +172,7 @@ export const command = defineCommand({
   definition: {
     name: "buyorder",
     description: "Standing orders that buy an item for you at up to a price",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "create",

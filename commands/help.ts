@@ -1,13 +1,14 @@
 // /help: one line per registered command, generated from the definitions so it never goes stale.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { defineCommand, type CommandDefinition } from "../src/discord/command.ts";
 import { embed } from "../src/discord/render/embeds.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 export const command = defineCommand({
   definition: {
     name: "help",
     description: "List what the bot can do",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
   },
   execute: {
     defer: false,
@@ -18,7 +19,7 @@ export const command = defineCommand({
           embed({
             tone: "info",
             title: "Commands",
-            description: ctx.deps.commands.map(helpLine).join("\n"),
+            description: [...ctx.deps.commands.map(helpLine), "", INSTALLS].join("\n"),
             footer:
               "Replies with your account details are only visible to you. /portfolio method explains how profit and loss is worked out.",
           }),
@@ -27,6 +28,12 @@ export const command = defineCommand({
     },
   },
 });
+
+/** The two ways to have the bot (README, "Adding the bot"). */
+export const INSTALLS =
+  "**Two ways to have me.** Added to a server, I answer there and can post alerts in its channels. " +
+  "Installed to your account, you can use me in any server or DM, even where I'm not a member; " +
+  "alerts then come by DM, and where I may not post, my answers are only visible to you.";
 
 /** "`/account` — Link your marketplace account (link, unlink, status)". */
 export function helpLine(definition: CommandDefinition): string {

@@ -1,6 +1,6 @@
 // /history: an item's daily average price as a chart (PNG attachment), the numbers that matter
 // beside it, and the most recent individual sales.
-import { ApplicationCommandOptionType, AttachmentBuilder, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType, AttachmentBuilder } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import type * as Charts from "../src/charts/priceHistory.ts";
 import { defineCommand } from "../src/discord/command.ts";
@@ -12,6 +12,7 @@ import { parseIntOption, parseText } from "../src/input/parse.ts";
 import type { HistoryPoint } from "../src/market/schemas.ts";
 import { priceHistory, type PriceHistory } from "../src/trading/history.ts";
 import { itemNames, suggestItemNames } from "./search.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const CHART_FILE = "price-history.png";
 
@@ -26,7 +27,7 @@ export const command = defineCommand({
   definition: {
     name: "history",
     description: "Price history of an item: chart, summary and recent sales",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "item",

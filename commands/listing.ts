@@ -1,6 +1,6 @@
 // /listing: one listing in detail with the actions that fit it (view), its bids, similar listings.
 // The view's Buy/Bid/Make offer buttons belong to the buying commands (see src/discord/actions.ts).
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
@@ -10,6 +10,7 @@ import type { Reply } from "../src/discord/reply.ts";
 import { parseId } from "../src/input/parse.ts";
 import { listingBids, similarListings, viewListing } from "../src/trading/listing.ts";
 import type { MarketDeps } from "../src/trading/deps.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 /** Buttons on a listing view: long enough to decide, short enough not to act on a stale view. */
 export const LISTING_BUTTON_TTL_MS = 60 * 60_000;
@@ -70,7 +71,7 @@ export const command = defineCommand({
   definition: {
     name: "listing",
     description: "Look at one listing: details, bids, similar listings",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "view",

@@ -1,6 +1,6 @@
 // /offer: negotiate below the asking price (make, counter) and read one's offers. The Make offer
 // button of a listing view (ACTIONS.offerOpen) asks the price in a private form.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { z } from "zod";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
@@ -13,6 +13,7 @@ import { linkedTrader } from "../src/discord/trader.ts";
 import { parseId, parseIntOption, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
 import { counterOffer, listOffers, makeOffer } from "../src/trading/offers.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const LOCAL = { form: "offer.set", page: "offer.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
@@ -41,7 +42,7 @@ export const command = defineCommand({
   definition: {
     name: "offer",
     description: "Offer a lower price on a buy-now listing, counter an offer, see your offers",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "make",

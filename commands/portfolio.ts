@@ -1,11 +1,12 @@
 // /portfolio: profit and loss after fees from the balance ledger, by period and item, open positions
 // at the reference price, a CSV export, a cumulative P&L chart, and how the figures are worked out.
-import { ApplicationCommandOptionType, AttachmentBuilder, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType, AttachmentBuilder } from "discord.js";
 import { requireAccount } from "../src/accounts/requireAccount.ts";
 import type * as PnlChart from "../src/charts/pnl.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 import { perApp } from "../src/discord/perApp.ts";
 import { embed } from "../src/discord/render/embeds.ts";
 import { money } from "../src/discord/render/format.ts";
@@ -113,7 +114,7 @@ export const command = defineCommand({
   definition: {
     name: "portfolio",
     description: "Your profit and loss after fees, open positions, CSV export and chart",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "summary",

@@ -1,6 +1,6 @@
 // /search: market listings by item, price, float, pattern, stickers, seller...; a page of compact
 // lines with Previous/Next (owner only) and a menu opening one listing (anyone may open one).
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import {
@@ -31,6 +31,7 @@ import { SortBy, type CategoryName, type ListingType } from "../src/market/schem
 import { createItemNameIndex } from "../src/trading/itemNames.ts";
 import { searchListings, type SearchFilters } from "../src/trading/search.ts";
 import { listingViewReply } from "./listing.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const searchPager = perApp((deps: BotDeps) => createPager<SearchFilters>(() => deps.now().getTime()));
 
@@ -167,7 +168,7 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
 const definition = {
   name: "search",
   description: "Search the market's listings",
-  contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+  ...EVERYWHERE,
   options: [
     {
       name: "item",

@@ -1,6 +1,6 @@
 // /sell: list an inventory item (buy now or auction), reprice a listing, remove listings (several
 // at once through the bulk endpoint, with an outcome per listing), and page through one's own.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
@@ -23,6 +23,7 @@ import {
   myListings,
   reprice,
 } from "../src/trading/selling.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 import { runSellGuard, SELL_GUARD_SUBCOMMAND } from "./sell/guard.ts";
 
@@ -70,7 +71,7 @@ export const command = defineCommand({
   definition: {
     name: "sell",
     description: "List items for sale, reprice or remove them, see your listings",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "list",

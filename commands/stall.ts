@@ -1,5 +1,5 @@
 // /stall: a seller's public stall with its totals, paged; a private stall is said to be private.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
@@ -13,6 +13,7 @@ import type { MessageUpdate } from "../src/discord/reply.ts";
 import { invalidOption } from "../src/errors.ts";
 import { parseId } from "../src/input/parse.ts";
 import { viewStall, type StallFilter } from "../src/trading/stall.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 interface StallQuery {
   readonly platformId: string;
@@ -74,7 +75,7 @@ export const command = defineCommand({
   definition: {
     name: "stall",
     description: "Show a seller's public stall",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "user",

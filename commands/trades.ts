@@ -2,7 +2,7 @@
 // accept (seller of a queued trade), cancel (after a confirmation). The Accept and Cancel trade
 // buttons of trade alerts (ACTIONS.tradeAccept/tradeCancel) run the same flows. Trade tokens and
 // URLs never reach this module: the verbs return TradeViews.
-import { ApplicationCommandOptionType, ButtonStyle, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
@@ -33,6 +33,7 @@ import {
 } from "../src/trading/trades.ts";
 import type { TradeView } from "../src/trading/views.ts";
 import { AUTO_ACCEPT_SUBCOMMAND, runAutoAccept } from "./trades/autoAccept.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const LOCAL = {
   cancelYes: "trade.cancelyes",
@@ -210,7 +211,7 @@ export const command = defineCommand({
   definition: {
     name: "trades",
     description: "Your trades after a sale: see, accept and cancel them",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "list",

@@ -1,7 +1,6 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import {
   ApplicationCommandOptionType,
-  InteractionContextType,
   PermissionFlagsBits,
   PermissionsBitField,
   type CommandInteractionOption,
@@ -43,6 +42,7 @@ import {
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS } from "./watch/addOptions.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
+import { EVERYWHERE, requireServerInstall } from "../src/discord/install.ts";
 
 const NAME_OPTION = {
   name: "name",
@@ -62,7 +62,7 @@ export const command = defineCommand({
   definition: {
     name: "watch",
     description: "Get a DM (or a channel post) the moment a listing matching your rule appears",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "add",
@@ -368,6 +368,10 @@ function checkChannelDestination(
       "Channel alerts are set up from inside a server. Leave `channel` empty for DMs.",
     );
   }
+  requireServerInstall(
+    ctx.install,
+    "Leave `channel` empty to get them by DM, or ask a server admin to add me.",
+  );
   const perms = permissionsIn(ctx, channelId);
   if (!perms.member?.has(MANAGE)) {
     throw new UserFacingError(

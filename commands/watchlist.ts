@@ -1,6 +1,6 @@
 // /watchlist: the user's marketplace watchlist (show, add, remove), private and paged. The listing
 // view's Watch/Unwatch buttons land here too.
-import { ApplicationCommandOptionType, InteractionContextType } from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { requireAccount } from "../src/accounts/requireAccount.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
@@ -14,6 +14,7 @@ import type { MessageUpdate, Reply } from "../src/discord/reply.ts";
 import { parseId } from "../src/input/parse.ts";
 import type { MarketDeps } from "../src/trading/deps.ts";
 import { listWatchlist, unwatchListing, watchListing } from "../src/trading/watchlist.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 /** Nothing to remember but the cursors: the owner is in the button's custom id. */
 type WatchlistQuery = Record<string, never>;
@@ -74,7 +75,7 @@ export const command = defineCommand({
   definition: {
     name: "watchlist",
     description: "Your marketplace watchlist: show it, add or remove listings",
-    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+    ...EVERYWHERE,
     options: [
       {
         name: "show",

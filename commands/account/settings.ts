@@ -11,6 +11,7 @@ import type { CommandHandler } from "../../src/discord/command.ts";
 import { settingsEmbed } from "../../src/discord/render/account.ts";
 import { invalidOption, UserFacingError } from "../../src/errors.ts";
 import { parseCap, parseQuietHours, parseTimeZone } from "../../src/input/settings.ts";
+import { requireServerInstall } from "../../src/discord/install.ts";
 
 const S = ApplicationCommandOptionType.String;
 const B = ApplicationCommandOptionType.Boolean;
@@ -79,6 +80,7 @@ export const settingsHandler: CommandHandler<(typeof settingsSubcommand)["option
           "run this in the server channel where alerts should go (here, choose dm)",
         );
       }
+      requireServerInstall(ctx.install, "Choose dm instead, or ask a server admin to add me.");
       // The same rule as /watch add channel: only members who may manage a channel fill it with alerts.
       if (!ctx.memberPermissions?.has(PermissionFlagsBits.ManageChannels)) {
         throw new UserFacingError(

@@ -45,9 +45,16 @@ export function toSendResult(result: DeliveryResult, target: "dm" | "channel"): 
       return target === "dm"
         ? { kind: "dm_closed" }
         : { kind: "permanent", reason: "cannot send here (50007)" };
+    case "missing_access":
+      // A DM refused with Missing Access: what an account install can get when Discord does not
+      // let the app reach the user (ADR 022). Kept and told like closed DMs, not retried forever.
+      if (target === "dm") return { kind: "dm_closed" };
+      return {
+        kind: "permanent",
+        reason: `missing_access${result.code === undefined ? "" : ` (${result.code})`}`,
+      };
     case "unknown_user":
     case "unknown_channel":
-    case "missing_access":
       return {
         kind: "permanent",
         reason: `${result.reason}${result.code === undefined ? "" : ` (${result.code})`}`,

@@ -15,6 +15,7 @@ import { UserFacingError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
+import type { InstallContext } from "./install.ts";
 import type { OptionsReader, AnyOption } from "./options.ts";
 import type { ComponentDeferMode, DeferMode, MessageUpdate, Reply } from "./reply.ts";
 
@@ -45,6 +46,8 @@ export interface BaseContext {
   readonly locale: string;
   /** The member's permissions in this channel; undefined in DMs. */
   readonly memberPermissions: Readonly<PermissionsBitField> | undefined;
+  /** How the app is installed here (server, the user's account) and whether it may post publicly. */
+  readonly install: InstallContext;
   readonly deps: BotDeps;
   /** Child logger bound to the interaction id, user and command. */
   readonly log: Logger;

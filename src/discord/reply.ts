@@ -33,6 +33,7 @@ const NO_MENTIONS = { parse: [] } as const;
 export class Responder {
   private state: Acknowledged | undefined;
   private firstAt: number | undefined;
+  private privateOnly = false;
 
   constructor(
     private readonly interaction: RepliableInteraction,
@@ -51,11 +52,25 @@ export class Responder {
     );
   }
 
+  /** True once a message answer exists that a follow-up can come after (not a modal). */
+  get canFollowUp(): boolean {
+    return this.state !== undefined && this.state !== "modal";
+  }
+
   get firstResponseAt(): number | undefined {
     return this.firstAt;
   }
 
+  /** From now on every answer is ephemeral: the app may not post publicly here (ADR 022). */
+  keepPrivate(): void {
+    this.privateOnly = true;
+  }
+
   async defer(mode: ComponentDeferMode): Promise<void> {
+    return this.deferAs(this.privateOnly && mode === "public" ? "ephemeral" : mode);
+  }
+
+  private async deferAs(mode: ComponentDeferMode): Promise<void> {
     if (mode === false || this.state) return;
     if (mode === "update") {
       await (this.interaction as MessageComponentInteraction).deferUpdate();
@@ -67,7 +82,8 @@ export class Responder {
   }
 
   async reply(reply: Reply): Promise<void> {
-    const { ephemeral = false, ...message } = reply;
+    const { ephemeral: asked = false, ...message } = reply;
+    const ephemeral = asked || this.privateOnly;
     const flags = ephemeral ? MessageFlags.Ephemeral : undefined;
     const i = this.interaction;
     switch (this.state) {
@@ -96,7 +112,8 @@ export class Responder {
 
   async followUp(reply: Reply): Promise<void> {
     if (!this.state) return this.reply(reply);
-    const { ephemeral = false, ...message } = reply;
+    const { ephemeral: asked = false, ...message } = reply;
+    const ephemeral = asked || this.privateOnly;
     await this.interaction.followUp({
       ...message,
       allowedMentions: NO_MENTIONS,

@@ -20,7 +20,9 @@ import type { AutocompleteContext, BaseContext, Choice } from "./command.ts";
 import type { ComponentDeferMode } from "./reply.ts";
 import { decodeCustomId, encodeCustomId, isExpired, type CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
+import { followUpWithDmNotice } from "./dmNotice.ts";
 import { userNoticeFor } from "./errorMessages.ts";
+import { installContextOf } from "./install.ts";
 import { createOptionsReader, pathOf } from "./options.ts";
 import type { CommandRegistry } from "./registry.ts";
 import { notice } from "./render/embeds.ts";
@@ -82,6 +84,7 @@ export function createRouter(options: RouterOptions): Router {
     channelId: i.channelId ?? undefined,
     locale: i.locale,
     memberPermissions: i.memberPermissions ?? undefined,
+    install: installContextOf(i),
     deps,
     log: ilog,
     reply: (r) => responder.reply(r),
@@ -303,6 +306,8 @@ export function createRouter(options: RouterOptions): Router {
         const responder = new Responder(i, (at) => {
           firstAt = at;
         });
+        // Where the app may not post publicly, "public" handlers answer privately (ADR 022).
+        if (!installContextOf(i).publicAllowed) responder.keepPrivate();
         try {
           let result;
           if (i.isChatInputCommand()) result = await runCommand(i, responder, ilog);
@@ -313,6 +318,7 @@ export function createRouter(options: RouterOptions): Router {
         } catch (error) {
           outcome = await onError(i, responder, error, ilog);
         }
+        await followUpWithDmNotice(deps, responder, i.user.id, ilog);
       }
     } catch (error) {
       // Only autocomplete's respond() can land here (an expired token, a network failure).

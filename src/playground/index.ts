@@ -5,7 +5,13 @@ import { listRules } from "../alerts/rules.ts";
 import type { Config } from "../config/index.ts";
 import type { RegistrationStore } from "../discord/registration.ts";
 import type { Logger } from "../log.ts";
-import { startDiscordDouble, type DiscordDouble } from "./discord/index.ts";
+import {
+  DEFAULT_IDS,
+  defaultGuild,
+  friendsServer,
+  startDiscordDouble,
+  type DiscordDouble,
+} from "./discord/index.ts";
 import { startPlaygroundServer, type PlaygroundServer } from "./server.ts";
 
 export interface PlaygroundOptions {
@@ -31,7 +37,11 @@ export interface Playground {
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
   const { logger } = options;
-  const double = await startDiscordDouble({ logger });
+  // A second server without the bot, where only an account install can be used (ADR 022).
+  const double = await startDiscordDouble({
+    logger,
+    guilds: [defaultGuild(DEFAULT_IDS.application), friendsServer()],
+  });
   let app: App | undefined;
   try {
     // The production code path: the real discord.js client, only its REST base points elsewhere.

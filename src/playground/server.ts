@@ -54,6 +54,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/composer.js": "composer.js",
   "/panel.js": "panel.js",
   "/rivals.js": "rivals.js",
+  "/install.js": "install.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -104,6 +105,7 @@ const TextMessageBody = z.object({
   channelId: Id,
   content: z.string().trim().min(1).max(2000),
 });
+const InstallBody = z.object({ user: UserRef, installed: z.boolean() });
 const BidBody = z.object({ listingId: Id, maxPrice: z.number().int().min(1) });
 const SaleBody = z.object({ user: UserRef });
 const ReversalBody = z.object({ tradeId: Id });
@@ -179,16 +181,22 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     return message;
   };
 
-  /** The commands this user can see here: guild commands shadow global ones, contexts and permissions apply. */
+  /**
+   * The commands this user can see here: guild commands shadow global ones, installs, contexts and
+   * permissions apply (a server without the bot offers commands only to account installs).
+   */
   const commandsFor = (user: DoubleUser, channelId: string): RegisteredCommand[] => {
     const dm = channelId === double.openDm(user.id);
-    const guild = dm ? undefined : double.guild;
+    const guild = dm
+      ? undefined
+      : (double.guilds.find((g) => g.channels.some((c) => c.id === channelId)) ?? double.guild);
     const byName = new Map<string, RegisteredCommand>();
     for (const c of double.registeredCommands()) byName.set(c.name, c);
     if (guild) for (const c of double.registeredCommands(guild.id)) byName.set(c.name, c);
     const perms = guild ? memberPermissions(guild, user.id) : 0n;
     return [...byName.values()]
       .filter((c) => c.type === 1)
+      .filter((c) => double.offers(user, c, dm ? { dm: true } : { channelId }))
       .filter((c) => {
         const contexts = Array.isArray(c.contexts) ? (c.contexts as number[]) : undefined;
         const context = dm ? InteractionContextType.BotDM : InteractionContextType.Guild;
@@ -301,6 +309,13 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
         const body = ModalBody.parse(await readJson(req));
         return firstAnswer(double.modalSubmit(humanUser(body.user), body.customId, body.fields));
       }
+      case "GET /api/installs":
+        return { installed: double.hasAccountInstall(humanUser(q("user")).id) };
+      case "POST /api/installs": {
+        const body = InstallBody.parse(await readJson(req));
+        double.setAccountInstall(humanUser(body.user).id, body.installed);
+        return { installed: body.installed };
+      }
       case "GET /api/sandbox":
         return sandboxState(humanUser(q("user")));
       case "GET /api/sandbox/rule-listings": {
@@ -399,6 +414,14 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     },
     defaultChannelId: double.channelId,
     sandbox: options.sandbox !== undefined,
+    /** Servers without the bot: usable only "installed to my account" (web/install.js). */
+    elsewhere: double.guilds.slice(1).map((g) => ({
+      id: g.id,
+      name: g.name,
+      channels: g.channels
+        .filter((c) => c.type === ChannelType.GuildText)
+        .map((c) => ({ id: c.id, name: c.name })),
+    })),
   });
 
   const sandboxState = (user: DoubleUser) => {

@@ -312,3 +312,22 @@ export async function replaceEncryptedKey(
   });
   return count === 1;
 }
+
+/**
+ * Takes the "your DMs could not be delivered" notice for the user, once per closure: the closure's
+ * time (recorded as told) when their DMs are marked closed and they were not told of this closure.
+ * `releaseDmNotice` gives it back when the reply carrying it could not be sent.
+ */
+export async function claimDmNotice(db: Db, discordId: string): Promise<Date | undefined> {
+  const rows = await db.$queryRaw<{ dm_closed_at: Date }[]>`
+    UPDATE users SET dm_noticed_at = dm_closed_at
+    WHERE discord_id = ${discordId}
+      AND dm_closed_at IS NOT NULL
+      AND dm_noticed_at IS DISTINCT FROM dm_closed_at
+    RETURNING dm_closed_at`;
+  return rows[0]?.dm_closed_at;
+}
+
+export async function releaseDmNotice(db: Db, discordId: string): Promise<void> {
+  await db.user.updateMany({ where: { discordId }, data: { dmNoticedAt: null } });
+}

@@ -16,6 +16,7 @@ import {
   type OptionValue,
   type PayloadContext,
   type SlashOptions,
+  resolveTarget,
 } from "./interactions.ts";
 import {
   apiUser,
@@ -35,6 +36,7 @@ import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateL
 import { createRest } from "./rest.ts";
 import { DiscordApiFailure, findComponent, MessageBody, rateLimited } from "./validation.ts";
 import { World, type DoubleEvents, type InteractionRecord, type InteractionResponse } from "./world.ts";
+import { installedInGuild, installFields } from "./installs.ts";
 
 export interface DiscordDoubleOptions {
   /** Default 0: any free port. */
@@ -106,6 +108,11 @@ export interface DiscordDouble {
   /** From now on, sends to this user's DM channel answer 403 code 50007. */
   closeDms(userId: string): void;
   openDms(userId: string): void;
+  /** The user installs the app to their account (true) or removes it (false): see installs.ts. */
+  setAccountInstall(userId: string, installed: boolean): void;
+  hasAccountInstall(userId: string): boolean;
+  /** Whether Discord's client offers this command to the user there (installs and contexts). */
+  offers(user: DoubleUser, command: RegisteredCommand, opts?: DispatchOptions): boolean;
   /** Closes every gateway socket with a resumable code; resolves once all sessions RESUMEd. */
   dropGateway(timeoutMs?: number): Promise<void>;
   /** True once a bot identified on the shard that serves this guild (or DMs). */
@@ -194,7 +201,10 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
       world.changed();
     },
     readyFor: (shardId, shardCount) => {
-      const mine = [...world.guilds.values()].filter((g) => shardOf(g.id, shardCount) === shardId);
+      // Only guilds the app is installed to (its bot is a member) reach the bot's gateway.
+      const mine = [...world.guilds.values()].filter(
+        (g) => shardOf(g.id, shardCount) === shardId && installedInGuild(world, g),
+      );
       return {
         ready: {
           v: 10,
@@ -441,6 +451,21 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     },
     openDms(userId) {
       world.closedDms.delete(userId);
+    },
+    setAccountInstall(userId, installed) {
+      if (installed) world.accountInstalls.add(userId);
+      else world.accountInstalls.delete(userId);
+      world.changed();
+    },
+    hasAccountInstall: (userId) => world.accountInstalls.has(userId),
+    offers(user, command, opts = {}) {
+      const { guild, channel } = resolveTarget(payloadContext(), user, opts);
+      try {
+        installFields(world, user, guild, channel, command);
+        return true;
+      } catch {
+        return false;
+      }
     },
     async dropGateway(timeoutMs = DEFAULT_WAIT_MS) {
       const resumed = new Set<string>();

@@ -7,6 +7,7 @@
 //   double.button(user, customId, message) / select / modalSubmit / autocomplete -> same handle
 //   double.on("message" | "interactionResponse" | "request" | "gateway" | ..., listener)  // for a live page
 //   double.faults.add({ path: "/messages", status: 429 }); double.closeDms(id); await double.dropGateway();
+//   double.setAccountInstall(id, true); double.slash(user, "help", {}, { privateChannel: true })  // installs.ts
 export { startDiscordDouble, shardOf } from "./double.ts";
 export type { DiscordDouble, DiscordDoubleOptions, InteractionHandle } from "./double.ts";
 export type {
@@ -20,6 +21,7 @@ export {
   DEFAULT_IDS,
   defaultGuild,
   defaultUsers,
+  friendsServer,
   isEphemeral,
   memberPermissions,
   textOf,

@@ -1,8 +1,8 @@
 // Builds INTERACTION_CREATE payloads the way Discord sends them, and the handle a test or page awaits.
 import { ApplicationCommandOptionType, ChannelType, ComponentType, InteractionType } from "discord.js";
+import { inheritedOwners, installFields, privateChannelFor } from "./installs.ts";
 import {
   apiUser,
-  BOT_PERMISSIONS,
   memberPermissions,
   type DoubleGuild,
   type DoubleUser,
@@ -28,12 +28,12 @@ export interface DispatchOptions {
   readonly channelId?: string;
   /** Send from the user's DM with the bot (no guild_id, `user` instead of `member`). */
   readonly dm?: boolean;
+  /** Send from a group DM with other users, the bot not among them (needs an account install). */
+  readonly privateChannel?: boolean;
   readonly locale?: string;
   /** Dispatch a token that is already past its 3 s window (callbacks answer 10062). */
   readonly expired?: boolean;
 }
-
-const DM_APP_PERMISSIONS = "559623605571137";
 
 export interface PayloadContext {
   readonly world: World;
@@ -49,6 +49,7 @@ interface Target {
 export function resolveTarget(ctx: PayloadContext, user: DoubleUser, opts: DispatchOptions): Target {
   const { world } = ctx;
   if (opts.dm) return { guild: undefined, channel: world.dmChannelFor(user.id) };
+  if (opts.privateChannel) return { guild: undefined, channel: privateChannelFor(world, user) };
   if (opts.channelId) {
     const channel = world.channels.get(opts.channelId);
     if (!channel) throw new Error(`unknown channel ${opts.channelId}`);
@@ -68,9 +69,12 @@ function basePayload(
   user: DoubleUser,
   target: Target,
   opts: DispatchOptions,
+  command?: RegisteredCommand,
+  inherited?: Readonly<Record<string, string>>,
 ): Record<string, unknown> {
   const { guild, channel } = target;
   const channelJson = ctx.world.channelJson(channel);
+  const install = installFields(ctx.world, user, guild, channel, command, inherited);
   const common = {
     id: snowflake(),
     application_id: ctx.world.applicationId,
@@ -87,15 +91,11 @@ function basePayload(
       channel_id: channel.id,
       channel: channelJson,
       user: apiUser(user),
-      app_permissions: DM_APP_PERMISSIONS,
-      authorizing_integration_owners: { "0": "0" },
-      context: 1,
+      ...install,
     };
   }
   const member = guild.members.find((m) => m.userId === user.id);
   const perms = memberPermissions(guild, user.id);
-  const botMember = guild.members.find((m) => m.userId === ctx.world.bot.id);
-  const appPerms = botMember ? memberPermissions(guild, ctx.world.bot.id) : BOT_PERMISSIONS;
   return {
     ...common,
     guild_id: guild.id,
@@ -117,9 +117,7 @@ function basePayload(
       pending: false,
       communication_disabled_until: null,
     },
-    app_permissions: String(appPerms),
-    authorizing_integration_owners: { "0": guild.id },
-    context: 0,
+    ...install,
   };
 }
 
@@ -368,8 +366,11 @@ export function buildSlash(
   opts: DispatchOptions,
 ): BuiltInteraction {
   const target = resolveTarget(ctx, user, opts);
-  const { data } = commandData(ctx, path, options, target, undefined);
-  const payload = { ...basePayload(ctx, InteractionType.ApplicationCommand, user, target, opts), data };
+  const { data, command } = commandData(ctx, path, options, target, undefined);
+  const payload = {
+    ...basePayload(ctx, InteractionType.ApplicationCommand, user, target, opts, command),
+    data,
+  };
   return record(ctx, payload, { kind: "command", user, target, commandPath: path.trim() }, opts);
 }
 
@@ -382,9 +383,9 @@ export function buildAutocomplete(
   opts: DispatchOptions,
 ): BuiltInteraction {
   const target = resolveTarget(ctx, user, opts);
-  const { data } = commandData(ctx, path, options, target, focused);
+  const { data, command } = commandData(ctx, path, options, target, focused);
   const payload = {
-    ...basePayload(ctx, InteractionType.ApplicationCommandAutocomplete, user, target, opts),
+    ...basePayload(ctx, InteractionType.ApplicationCommandAutocomplete, user, target, opts, command),
     data,
   };
   return record(ctx, payload, { kind: "autocomplete", user, target, commandPath: path.trim() }, opts);
@@ -413,8 +414,9 @@ export function buildComponent(
         : ComponentType.StringSelect;
   const data: Record<string, unknown> = { custom_id: customId, component_type: componentType };
   if (values !== undefined) data.values = [...values];
+  const owners = inheritedOwners(ctx.world, message.interactionId);
   const payload = {
-    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts),
+    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts, undefined, owners),
     data,
     message: ctx.world.messageJson(message, ""),
   };
@@ -454,8 +456,9 @@ export function buildModalSubmit(
         }
       : resolveTarget(ctx, user, opts);
   const components = shown ? mirrorModal(shown.modal, fields) : actionRows(fields);
+  const owners = inheritedOwners(ctx.world, shown?.from.id);
   const payload: Record<string, unknown> = {
-    ...basePayload(ctx, InteractionType.ModalSubmit, user, target, opts),
+    ...basePayload(ctx, InteractionType.ModalSubmit, user, target, opts, undefined, owners),
     data: { custom_id: customId, components },
   };
   if (source) payload.message = ctx.world.messageJson(source, "");

@@ -134,7 +134,9 @@ export const EVERYONE_PERMISSIONS =
   PermissionFlagsBits.EmbedLinks |
   PermissionFlagsBits.AttachFiles |
   PermissionFlagsBits.AddReactions |
-  PermissionFlagsBits.UseApplicationCommands;
+  PermissionFlagsBits.UseApplicationCommands |
+  // On by default in every server: lets members' own (account-installed) apps answer publicly.
+  PermissionFlagsBits.UseExternalApps;
 
 /** Everything a bot needs to post alerts and answer in channels (no Administrator). */
 export const BOT_PERMISSIONS =
@@ -183,6 +185,21 @@ export function defaultGuild(botId: string): DoubleGuild {
       { userId: DEFAULT_IDS.alice, roles: [DEFAULT_IDS.moderatorRole] },
       { userId: DEFAULT_IDS.bob, roles: [] },
       { userId: botId, roles: [DEFAULT_IDS.botRole] },
+    ],
+  };
+}
+
+/** A server of alice's and bob's friends that never added the bot: only account installs work there. */
+export function friendsServer(): DoubleGuild {
+  return {
+    id: "1187364777439215900",
+    name: "Friends (no bot)",
+    ownerId: "150000000000000003",
+    channels: [{ id: "1187364778160000301", name: "hangout", type: ChannelType.GuildText }],
+    roles: [{ id: "1187364777439215900", name: "@everyone", permissions: EVERYONE_PERMISSIONS }],
+    members: [
+      { userId: DEFAULT_IDS.alice, roles: [] },
+      { userId: DEFAULT_IDS.bob, roles: [] },
     ],
   };
 }

@@ -11,6 +11,7 @@ import {
   ModalData,
   parseOrFail,
 } from "./validation.ts";
+import { ACCOUNT_INSTALL_FOLLOW_UPS, accountInstallOnly, answerFlags, botCanPost } from "./installs.ts";
 import { channelSendBudget, globalRequestLimit, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { WEBHOOK_TOKEN_TTL_MS, type InteractionRecord, type World } from "./world.ts";
 
@@ -112,10 +113,11 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
     switch (body.type) {
       case 4: {
         if (record.kind === "autocomplete") throw notAllowed();
+        const reply = parseOrFail(MessageBody, data ?? {});
         const message = world.createMessage({
           channelId: record.channelId,
           author: world.bot,
-          body: parseOrFail(MessageBody, data ?? {}),
+          body: { ...reply, flags: answerFlags(world, record, reply.flags ?? 0) },
           files: req.body.files,
           interactionId: record.id,
           webhookId: world.applicationId,
@@ -125,7 +127,7 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
       }
       case 5: {
         if (record.kind === "autocomplete") throw notAllowed();
-        const flags = Number(data?.flags ?? 0) & MessageFlag.Ephemeral;
+        const flags = answerFlags(world, record, Number(data?.flags ?? 0) & MessageFlag.Ephemeral);
         const message = world.createMessage({
           channelId: record.channelId,
           author: world.bot,
@@ -192,6 +194,8 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
     if (channel.type === ChannelType.DM && world.closedDms.has(channel.recipientId ?? "")) {
       throw new DiscordApiFailure(403, 50007, "Cannot send messages to this user");
     }
+    // Outside its guilds and DMs (a server it is not in, other people's group DMs) the bot has no access.
+    if (!botCanPost(world, channel)) throw new DiscordApiFailure(403, 50001, "Missing Access");
     const headers = sendBudget(channelId);
     // enforce_nonce: a repeated nonce within Discord's window returns the first message, no new one.
     const { nonce, enforce_nonce: enforce } = (body.json ?? {}) as {
@@ -306,10 +310,19 @@ export function createRest(ctx: RestContext): (req: RestRequest) => Promise<Rest
     (req, [app = "", token = ""]) => {
       const record = interactionByWebhook(app, token);
       if (record.responses.length === 0) throw new DiscordApiFailure(404, 10015, "Unknown Webhook");
+      if (accountInstallOnly(record) && record.followUpIds.length >= ACCOUNT_INSTALL_FOLLOW_UPS) {
+        // Discord documents the limit, not its error code; the double answers a plain 400.
+        throw new DiscordApiFailure(
+          400,
+          0,
+          `An app installed only to the user may send ${ACCOUNT_INSTALL_FOLLOW_UPS} follow-ups per interaction`,
+        );
+      }
+      const followUp = messageBody(req.body);
       const message = world.createMessage({
         channelId: record.channelId,
         author: world.bot,
-        body: messageBody(req.body),
+        body: { ...followUp, flags: answerFlags(world, record, followUp.flags ?? 0) },
         files: req.body.files,
         interactionId: record.id,
         webhookId: world.applicationId,

@@ -85,6 +85,10 @@ export class World extends EventEmitter<DoubleEvents> {
   readonly channelMessages = new Map<string, string[]>();
   readonly dmByUser = new Map<string, string>();
   readonly closedDms = new Set<string>();
+  /** Users who installed the app to their account (installs.ts). */
+  readonly accountInstalls = new Set<string>();
+  /** Group DMs between humans, the bot not among them, by key (installs.ts). */
+  readonly privateChannels = new Map<string, ChannelInfo>();
   readonly globalCommands: RegisteredCommand[] = [];
   readonly guildCommands = new Map<string, RegisteredCommand[]>();
   readonly interactions = new Map<string, InteractionRecord>();
@@ -153,6 +157,16 @@ export class World extends EventEmitter<DoubleEvents> {
         type: channel.type,
         last_message_id: this.channelMessages.get(channel.id)?.at(-1) ?? null,
         recipients: recipient ? [apiUser(recipient)] : [],
+        flags: 0,
+      };
+    }
+    if (channel.type === ChannelType.GroupDM) {
+      const humans = [...this.users.values()].filter((u) => !u.bot);
+      return {
+        id: channel.id,
+        type: channel.type,
+        name: channel.name,
+        recipients: humans.map(apiUser),
         flags: 0,
       };
     }

@@ -1,5 +1,6 @@
 // The playground page: a Discord-like client of the local Discord, acting as one of the simulated users.
 import { createComposer } from "./composer.js";
+import { mountInstalls } from "./install.js";
 import { refreshRelativeTimes } from "./markdown.js";
 import { createPanel } from "./panel.js";
 import { avatar, el, renderMessage } from "./render.js";
@@ -40,7 +41,9 @@ const dmChannelId = () => meUser().dmChannelId;
 const isDm = (channelId) => state.boot.users.some((u) => u.dmChannelId === channelId);
 const channelName = () => {
   if (isDm(state.channelId)) return `@${state.boot.bot.displayName}`;
-  const channel = state.boot.guild.channels.find((c) => c.id === state.channelId);
+  const channel =
+    state.boot.guild.channels.find((c) => c.id === state.channelId) ??
+    state.boot.elsewhere.flatMap((g) => g.channels).find((c) => c.id === state.channelId);
   return `#${channel?.name ?? "channel"}`;
 };
 
@@ -451,7 +454,15 @@ async function start() {
   $("guild-icon").title = state.boot.guild.name;
   const picker = $("user-picker");
   for (const u of state.boot.users) picker.append(new Option(u.displayName, u.username));
-  picker.addEventListener("change", () => switchUser(picker.value));
+  const installs = mountInstalls(document.querySelector(".sidebar-scroll"), {
+    api,
+    me: () => state.me,
+    channelId: () => state.channelId,
+    openChannel,
+    reloadCommands: loadCommands,
+    elsewhere: state.boot.elsewhere,
+  });
+  picker.addEventListener("change", () => switchUser(picker.value).then(() => installs.refresh()));
   $("home-dms").addEventListener("click", () => openChannel(dmChannelId()));
   $("guild-icon").addEventListener("click", () => openChannel(state.boot.defaultChannelId));
   $("panel-toggle").addEventListener("click", () => {
@@ -472,6 +483,7 @@ async function start() {
   const wanted = new URL(location.href).searchParams.get("user");
   const first = state.boot.users.find((u) => u.username === wanted) ?? state.boot.users[0];
   await switchUser(first.username);
+  await installs.refresh();
   setInterval(() => refreshRelativeTimes(), 10_000);
   document.body.classList.add("ready");
 }
