@@ -57,7 +57,7 @@ export function channelSendBudget(
  * The bot's global limit, as @discordjs/rest counts it: a one-second window opened by the first
  * request after the last one ended, `perSecond` requests in it. The server sees a window open a
  * moment after the client did (the first request's transit, longer on a busy machine), and the
- * client opens its next one 50 ms past its own end; so the double ends its window 250 ms early
+ * client opens its next one 50 ms past its own end; so the double ends its window 400 ms early
  * rather than refuse a client that kept to 50 a second by its own clock. A bot that ignores the
  * limit is refused within its first second. Discord does not document the window's shape.
  * Interaction callbacks and webhooks carry no bot token and are not counted, as on Discord; a
@@ -85,7 +85,7 @@ export function globalRequestLimit(limitOf: () => GlobalLimit | undefined): () =
 
 const WINDOW_MS = 1000;
 /** How much earlier than the client the double may see a window open (see above). */
-const TRANSIT_ALLOWANCE_MS = 250;
+const TRANSIT_ALLOWANCE_MS = 400;
 
 function globallyRateLimited(retryAfterSeconds: number): DiscordApiFailure {
   const seconds = Math.max(0.001, retryAfterSeconds);
