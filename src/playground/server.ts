@@ -127,7 +127,9 @@ const FaultBody = z.object({
 const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
   "5xx": { kind: "status", status: 503 },
   "429": { kind: "rate_limit", retryAfterSeconds: 5 },
-  latency: { kind: "latency", ms: 10_000 },
+  // Well under the market client's 10 s timeout: slow answers that still arrive. Hang is the one
+  // that never answers, so the two demonstrate different things.
+  latency: { kind: "latency", ms: 3_000 },
   hang: { kind: "hang" },
 };
 
@@ -381,7 +383,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     const sandbox = needSandbox();
     const demo = demoOf(user);
     const now = sandbox.control.now();
-    if (!demo) return { account: null, now, faults };
+    if (!demo) return { account: null, now, faults, catalog: sandbox.catalog, inventory: [] };
     return {
       account: {
         platformId: demo.platformId,
@@ -390,6 +392,8 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
       },
       now,
       faults,
+      catalog: sandbox.catalog,
+      inventory: sandbox.control.inventoryDetails(demo.platformId),
     };
   };
 

@@ -2,6 +2,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
+import { catalogItems } from "./catalog.ts";
 import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
 import { FaultBook } from "./faults.ts";
 import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
@@ -26,7 +27,8 @@ export type {
   TransactionJson,
   UserSummaryJson,
 } from "./render.ts";
-export { DEMO_USERS, DEMO_BALANCE, SANDBOX_OPERATOR_KEY } from "./seed.ts";
+export { DEMO_USERS, DEMO_BALANCE, DEMO_ASSET_IDS, SANDBOX_OPERATOR_KEY } from "./seed.ts";
+export { EXAMPLE_ITEM } from "./catalog.ts";
 export { ErrorCode } from "./errors.ts";
 
 export interface SandboxOptions {
@@ -54,6 +56,8 @@ export interface Sandbox {
   users: DemoUser[];
   /** The operator's key (MARKET_API_KEY): keyless reads are refused, as they are live. */
   operatorKey: string;
+  /** Every item name the sandbox knows (src/sandbox/catalog.ts), for the panel and autocomplete. */
+  catalog: readonly string[];
   control: SandboxControl;
   close(): Promise<void>;
 }
@@ -104,6 +108,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     controlUrl: `${origin}${CONTROL_PREFIX}`,
     users: world.demo.map((u) => ({ name: u.name, platformId: u.platformId, apiKey: u.apiKey })),
     operatorKey: SANDBOX_OPERATOR_KEY,
+    catalog: catalogItems().map((c) => c.name),
     control,
     close() {
       closed ??= new Promise<void>((resolve) => {
