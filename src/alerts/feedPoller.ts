@@ -100,6 +100,12 @@ export interface FeedPollerOptions {
   addressSpacingMs?: () => number;
   /** Slowest pace after repeated failures. */
   maxIntervalMs?: number;
+  /**
+   * Longest pause after a failure that is not a rate limit (5xx, timeout, refused connection):
+   * the feed keeps probing at about its normal pace so it notices recovery within seconds.
+   * Default the larger of intervalMs and 2 s.
+   */
+  failureProbeMs?: number;
   /** Most pages one cycle reads (50 listings a page); a longer backlog continues next cycle. */
   maxPages?: number;
   /** How long a backlog may take to read before the rest is given up as a gap (default 15 min). */
@@ -169,6 +175,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? Math.max(100, Math.floor(opts.intervalMs / 4));
   const maxIntervalMs = opts.maxIntervalMs ?? Math.max(60_000, opts.intervalMs * 10);
+  const failureProbeMs = opts.failureProbeMs ?? Math.max(opts.intervalMs, 2_000);
   const maxPages = Math.max(1, opts.maxPages ?? 20);
   const maxCatchUpMs = opts.maxCatchUpMs ?? 15 * 60_000;
   const reserve = opts.reserve ?? 1;
@@ -181,6 +188,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   let walk: FeedWalk | undefined;
   let lastPages = 1;
   let retryAfterMs: number | undefined;
+  /** Whether the last failure was a rate limit (then the feed backs off fully). */
+  let rateLimited = false;
   /** The last cycle's first page, for gone detection; dropped when a cycle did not read one. */
   let lastFirstPage: { listings: Listing[]; at: number } | undefined;
   const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
@@ -410,9 +419,16 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       } catch (error) {
         stats.failures += 1;
         stats.consecutiveFailures += 1;
-        retryAfterMs = isMarketError(error, "rate_limited") ? error.retryAfterMs : undefined;
-        const kind = isMarketError(error) ? error.kind : "internal";
-        log.warn({ err: error, kind, consecutiveFailures: stats.consecutiveFailures }, "feed cycle failed");
+        rateLimited = isMarketError(error, "rate_limited");
+        retryAfterMs = rateLimited && isMarketError(error) ? error.retryAfterMs : undefined;
+        const failures = stats.consecutiveFailures;
+        if (isMarketError(error)) {
+          // An expected outage: one line saying what failed, no stack trace.
+          const { kind, endpoint, status } = error;
+          log.warn({ kind, endpoint, status, consecutiveFailures: failures }, `feed cycle failed: ${kind}`);
+        } else {
+          log.warn({ err: error, kind: "internal", consecutiveFailures: failures }, "feed cycle failed");
+        }
         return { outcome: "failed", pages: 0, newListings: 0, error };
       } finally {
         stats.lastCycleAt = new Date(started);
@@ -433,6 +449,10 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
             },
             opts.random,
           );
+        // A rate limit is the service asking for room: back off fully. Anything else (5xx,
+        // timeouts) costs the service no more at the normal pace than a healthy feed does, and
+        // probing at that pace is what makes recovery show within seconds (ADR 023).
+        if (!rateLimited) return Math.max(Math.min(backoff, failureProbeMs), pace());
         return Math.min(maxIntervalMs, Math.max(backoff, retryAfterMs ?? 0));
       }
       return pace();

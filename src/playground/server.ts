@@ -124,7 +124,7 @@ const FaultBody = z.object({
 });
 
 /** The panel's four kinds of trouble, as sandbox fault specs. */
-const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
+export const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
   "5xx": { kind: "status", status: 503 },
   "429": { kind: "rate_limit", retryAfterSeconds: 5 },
   // Well under the market client's 10 s timeout: slow answers that still arrive. Hang is the one
