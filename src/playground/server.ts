@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { SandboxError } from "../sandbox/errors.ts";
 import { ListingTemplate } from "../sandbox/control.ts";
 import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
+import { listenOn } from "../util/listen.ts";
 import {
   memberPermissions,
   type DiscordDouble,
@@ -499,13 +500,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     })();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenOn(server, options.port, host, "PLAYGROUND_PORT");
   port = (server.address() as AddressInfo).port;
   const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   log.debug({ port }, "playground page listening");

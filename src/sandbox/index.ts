@@ -2,6 +2,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
+import { listenOn } from "../util/listen.ts";
 import { catalogItems } from "./catalog.ts";
 import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
 import { FaultBook } from "./faults.ts";
@@ -34,6 +35,8 @@ export { ErrorCode } from "./errors.ts";
 export interface SandboxOptions {
   /** Default 0: an ephemeral port. */
   port?: number;
+  /** How the user sets the port, named when it is taken (the CLI: "--port"). */
+  portSetting?: string;
   /** Default 127.0.0.1. */
   host?: string;
   /** Seed of the generated data; the same seed (and clock) gives the same world. Default 1. */
@@ -90,13 +93,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   );
   const server = createServer({ keepAliveTimeout: 5_000 }, handler);
   const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.port ?? 0, host, opts.portSetting ?? "the sandbox's port");
   const { port } = server.address() as AddressInfo;
   const publicHost =
     host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
