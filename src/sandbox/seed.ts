@@ -22,13 +22,14 @@ export const DEMO_USERS: readonly DemoUser[] = [
 export const DEMO_BALANCE = 500_000;
 
 /**
- * One asset each demo user always owns, under a fixed id, so the README's `/sell list asset:31337`
- * works as typed (for alice; bob and carol have the next ids). Other asset ids depend on the seed.
+ * Two copies of the README's example item each demo user always owns, under fixed ids, so the
+ * README's `/sell list asset:31337` and its auction example (`asset:31347`) work as typed for
+ * alice; bob and carol have the next ids. Other asset ids depend on the seed.
  */
-export const DEMO_ASSET_IDS: Readonly<Record<string, string>> = {
-  alice: "31337",
-  bob: "31338",
-  carol: "31339",
+export const DEMO_ASSET_IDS: Readonly<Record<string, readonly string[]>> = {
+  alice: ["31337", "31347"],
+  bob: ["31338", "31348"],
+  carol: ["31339", "31349"],
 };
 
 /**
@@ -264,8 +265,8 @@ function seedExample(store: Store, demo: readonly UserRec[], sellers: readonly U
     );
   });
   for (const user of demo) {
-    const assetId = DEMO_ASSET_IDS[user.name];
-    if (assetId !== undefined)
-      makeAsset(store, user, { marketHashName: EXAMPLE_ITEM, floatValue: 0.0412 }, assetId);
+    (DEMO_ASSET_IDS[user.name] ?? []).forEach((assetId, i) =>
+      makeAsset(store, user, { marketHashName: EXAMPLE_ITEM, floatValue: 0.0412 + i * 0.0101 }, assetId),
+    );
   }
 }

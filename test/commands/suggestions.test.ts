@@ -1,6 +1,9 @@
 // Autocomplete and item checks through the Discord double: item names from the one catalog,
 // unknown names refused with close ones, the README's /sell list and example item working as
 // typed, and the user's own assets, orders, trades and auctions offered for id options.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ASSET_IDS, EXAMPLE_ITEM } from "../../src/sandbox/index.ts";
 import { HOUR } from "../../src/sandbox/state.ts";
@@ -15,6 +18,8 @@ import {
   totalHits,
   type MarketView,
 } from "./trading-support.ts";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 let bot: Bot;
 let alice: BotUser;
@@ -124,12 +129,27 @@ describe("item names", () => {
 });
 
 describe("assets for /sell list", () => {
-  it("GIVEN the README's example WHEN alice runs /sell list asset:31337 price:120 THEN her item is listed", async () => {
-    expect(DEMO_ASSET_IDS.alice).toBe("31337");
+  it("GIVEN the README's two /sell list examples WHEN alice runs them as written THEN both her items are listed, the second as a 3-day auction", async () => {
+    const readme = await readFile(path.join(REPO_ROOT, "README.md"), "utf8");
+    expect(readme).toContain("`/sell list asset:31337 price:120`");
+    expect(readme).toContain("`/sell list asset:31347 price:50 type:Auction duration_days:3 days`");
+    expect(readme).toContain(`/search item:${EXAMPLE_ITEM} max_price:120`);
+    expect(DEMO_ASSET_IDS.alice).toEqual(["31337", "31347"]);
+
     const listed = await answer(bot.double.slash(alice, "sell list", { asset: "31337", price: "120" }));
     expect(isEphemeral(listed)).toBe(true);
     expect(textOf(listed)).toContain(EXAMPLE_ITEM);
     expect(textOf(listed)).toContain("$120.00");
+    const auction = await answer(
+      bot.double.slash(alice, "sell list", {
+        asset: "31347",
+        price: "50",
+        type: "auction",
+        duration_days: 3,
+      }),
+    );
+    expect(textOf(auction)).toContain(EXAMPLE_ITEM);
+    expect(textOf(auction)).toMatch(/auction/i);
   });
 
   it("GIVEN alice bought an item and the trade was verified WHEN she types into /sell list asset THEN it is suggested, and listing the suggestion works", async () => {
@@ -159,13 +179,11 @@ describe("assets for /sell list", () => {
 
 describe("ids of the user's own things", () => {
   it("GIVEN alice has a buy order WHEN she types into /buyorder edit order THEN it is offered with its item, price and quantity", async () => {
-    const order = await market
-      .as(alice)
-      .createBuyOrder({
-        market_hash_name: "Warden Carbine | Copper Bloom (Field Worn)",
-        max_price: 777,
-        quantity: 3,
-      });
+    const order = await market.as(alice).createBuyOrder({
+      market_hash_name: "Warden Carbine | Copper Bloom (Field Worn)",
+      max_price: 777,
+      quantity: 3,
+    });
     const choices = await waitForChoices(alice, "buyorder edit", { order: "copper" }, "order");
     withinDiscordLimits(choices);
     expect(choices).toContainEqual({
