@@ -54,6 +54,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/markdown.js": "markdown.js",
   "/composer.js": "composer.js",
   "/panel.js": "panel.js",
+  "/inventory.js": "inventory.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

@@ -349,11 +349,11 @@ export function createPanel(root, ctx) {
     el("p", "panel-hint", "Simulated marketplace: no real money or items."),
     status,
     account,
-    inventory.node,
     listingCard,
     orderCard,
     bidCard,
     saleCard,
+    inventory.node,
     clockCard,
     faultCard,
   );
