@@ -27,6 +27,8 @@ export interface SuggestionCache {
    * list is answered at once while a fresh one loads. Undefined when nothing is known in time.
    */
   get<T>(key: string, load: () => Promise<T>, onError: (err: unknown) => void): Promise<T | undefined>;
+  /** Drops every list whose key starts with `prefix` (a user's, after they acted). */
+  forget(prefix: string): void;
 }
 
 export function createSuggestionCache(
@@ -68,10 +70,21 @@ export function createSuggestionCache(
       clearTimeout(timer);
       return outcome === "done" && "value" in e ? (e.value as T) : undefined;
     },
+    forget(prefix) {
+      for (const key of [...entries.keys()]) if (key.startsWith(prefix)) entries.delete(key);
+    },
   };
 }
 
 const caches = perApp((_deps: BotDeps) => createSuggestionCache());
+
+/**
+ * Forgets a user's lists: called after each of their commands, buttons and forms, which may have
+ * made an order, a bid or a trade, so the next keystroke reads them again.
+ */
+export function forgetUserSuggestions(deps: BotDeps, discordUserId: string): void {
+  caches(deps).forget(`${discordUserId}:`);
+}
 
 /**
  * Choices built from one of the user's lists (`kind` names it in the cache). No linked key, a

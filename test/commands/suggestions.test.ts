@@ -191,6 +191,28 @@ describe("ids of the user's own things", () => {
       value: order.id,
     });
     expect(choices.every((c) => c.name.includes("Copper Bloom"))).toBe(true);
+
+    // An order placed through the bot shows at once: acting drops the user's cached lists.
+    const confirmation = await answer(
+      bot.double.slash(alice, "buyorder create", {
+        item: "Warden Carbine | Copper Bloom (Pristine)",
+        max_price: "8.88",
+        quantity: 1,
+      }),
+    );
+    const placed = await answer(
+      bot.double.button(alice, buttonId(confirmation, "Place order"), confirmation),
+    );
+    expect(textOf(placed)).toContain("Buy order created");
+    const started = Date.now();
+    const again = await waitForChoices(alice, "buyorder cancel", { order: "copper" }, "order", (c) =>
+      c.some((x) => x.name.startsWith("Warden Carbine | Copper Bloom (Pristine) · $8.88 × 1")),
+    );
+    expect(again.some((x) => x.name.startsWith("Warden Carbine | Copper Bloom (Pristine) · $8.88 × 1"))).toBe(
+      true,
+    );
+    // Well within the 20 s the list is otherwise kept.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("GIVEN alice bought a listing still waiting on its seller WHEN she types into /trades cancel trade THEN the trade is offered with item, price and state", async () => {

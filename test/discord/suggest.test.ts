@@ -79,6 +79,21 @@ describe("createSuggestionCache", () => {
   });
 });
 
+describe("forget", () => {
+  it("GIVEN lists of two users WHEN one user's are forgotten THEN only theirs are read again", async () => {
+    const cache = createSuggestionCache({ ttlMs: 60_000, waitMs: 1_000 });
+    let reads = 0;
+    const load = async () => [++reads];
+    await cache.get("111:orders", load, ignore);
+    await cache.get("111:trades:cancel", load, ignore);
+    await cache.get("222:orders", load, ignore);
+    cache.forget("111:");
+    expect(await cache.get("222:orders", load, ignore)).toEqual([3]);
+    expect(await cache.get("111:orders", load, ignore)).toEqual([4]);
+    expect(reads).toBe(4);
+  });
+});
+
 describe("choiceLabel", () => {
   it("GIVEN a short item WHEN labelled THEN item, details and id are all shown", () => {
     expect(choiceLabel("Falcon Rifle | Ember Tide (Pristine)", " · $95.00 × 2", "9007199254741400")).toBe(
