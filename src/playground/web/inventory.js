@@ -13,7 +13,11 @@ export function createInventoryCard(say) {
     list,
   );
   const show = (assets) => {
-    const rows = (assets ?? []).slice(0, SHOWN).map((a) => {
+    // The README's well-known ids (31337…) first: shorter ids sort before the seeded ones.
+    const sorted = [...(assets ?? [])].sort(
+      (a, b) => a.asset_id.length - b.asset_id.length || a.asset_id.localeCompare(b.asset_id),
+    );
+    const rows = sorted.slice(0, SHOWN).map((a) => {
       const id = el("code", "panel-key", a.asset_id);
       id.title = "Copy this asset id";
       id.addEventListener("click", async () => {
@@ -30,7 +34,7 @@ export function createInventoryCard(say) {
       return row;
     });
     if (rows.length === 0) rows.push(el("li", "muted", "Nothing in this inventory."));
-    const more = (assets ?? []).length - SHOWN;
+    const more = sorted.length - SHOWN;
     if (more > 0) rows.push(el("li", "muted", `and ${more} more`));
     list.replaceChildren(...rows);
   };
