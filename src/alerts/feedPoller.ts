@@ -101,7 +101,7 @@ export interface FeedPollerOptions {
   /** Slowest pace after repeated failures. */
   maxIntervalMs?: number;
   /**
-   * Longest pause after a failure that is not a rate limit (5xx, timeout, refused connection):
+   * Longest pause after an outage (5xx, timeout, refused connection, unreadable answer):
    * the feed keeps probing at about its normal pace so it notices recovery within seconds.
    * Default the larger of intervalMs and 2 s.
    */
@@ -161,6 +161,8 @@ export interface FeedPoller {
 }
 
 const PAGE_SIZE = 50;
+/** Failures that end when the service recovers, with nothing for the bot to change. */
+const OUTAGE_KINDS: ReadonlySet<string> = new Set(["upstream", "timeout", "network", "invalid_response"]);
 const ENDPOINT = "GET /listings" as const;
 const BEGINNING: FeedMark = { listingId: NO_LISTING, createdAt: new Date(0).toISOString() };
 
@@ -188,8 +190,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   let walk: FeedWalk | undefined;
   let lastPages = 1;
   let retryAfterMs: number | undefined;
-  /** Whether the last failure was a rate limit (then the feed backs off fully). */
-  let rateLimited = false;
+  /** Whether the last failure was an outage that may end any moment (then the feed keeps probing). */
+  let outage = false;
   /** The last cycle's first page, for gone detection; dropped when a cycle did not read one. */
   let lastFirstPage: { listings: Listing[]; at: number } | undefined;
   const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
@@ -419,8 +421,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       } catch (error) {
         stats.failures += 1;
         stats.consecutiveFailures += 1;
-        rateLimited = isMarketError(error, "rate_limited");
-        retryAfterMs = rateLimited && isMarketError(error) ? error.retryAfterMs : undefined;
+        outage = isMarketError(error) && OUTAGE_KINDS.has(error.kind);
+        retryAfterMs = isMarketError(error, "rate_limited") ? error.retryAfterMs : undefined;
         const failures = stats.consecutiveFailures;
         if (isMarketError(error)) {
           // An expected outage: one line saying what failed, no stack trace.
@@ -449,10 +451,11 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
             },
             opts.random,
           );
-        // A rate limit is the service asking for room: back off fully. Anything else (5xx,
-        // timeouts) costs the service no more at the normal pace than a healthy feed does, and
-        // probing at that pace is what makes recovery show within seconds (ADR 023).
-        if (!rateLimited) return Math.max(Math.min(backoff, failureProbeMs), pace());
+        // An outage (5xx, timeouts, lost connections) may end any moment: probing at about the
+        // normal pace costs the service no more than a healthy feed and shows the recovery within
+        // seconds. A rate limit is the service asking for room, and a refused key or request will
+        // not mend by itself: those back off fully (ADR 023).
+        if (outage) return Math.max(Math.min(backoff, failureProbeMs), pace());
         return Math.min(maxIntervalMs, Math.max(backoff, retryAfterMs ?? 0));
       }
       return pace();

@@ -81,6 +81,8 @@ describe("the feed's pause after a failure", () => {
       handle: async () => {},
       onGap: async () => {},
       intervalMs: 1_000,
+      // The middle of each jittered backoff range, so the pauses compared are not luck.
+      random: () => 0.5,
     });
     return { sandbox, poller };
   }
@@ -91,6 +93,14 @@ describe("the feed's pause after a failure", () => {
     for (let i = 0; i < 10; i++) expect((await poller.runOnce()).outcome).toBe("failed");
     const pauses = Array.from({ length: 20 }, () => poller.nextDelayMs());
     expect(Math.max(...pauses)).toBeLessThanOrEqual(2_000);
+  });
+
+  it("GIVEN the operator key refused five times WHEN the next pause is chosen THEN the feed backs off, since a refused key does not mend by itself", async () => {
+    const { sandbox, poller } = await feed();
+    sandbox.control.injectFault({ method: "GET", path: "/listings", kind: "status", status: 401 });
+    for (let i = 0; i < 5; i++) expect((await poller.runOnce()).outcome).toBe("failed");
+    // 1 s + half of min(60 s, 1 s × 2^4).
+    expect(poller.nextDelayMs()).toBe(9_000);
   });
 
   it("GIVEN a 429 asking for 40 s WHEN the next pause is chosen THEN the feed waits at least that long", async () => {
