@@ -6,12 +6,15 @@ import { ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
 import { openListingPriceForm } from "../src/discord/forms.ts";
 import { bidEmbed, button, row } from "../src/discord/render/trading.ts";
+import { auctionChoice } from "../src/discord/render/choices.ts";
 import type { Reply } from "../src/discord/reply.ts";
+import { userChoices } from "../src/discord/suggest.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { parseId, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
 import { placeBid } from "../src/trading/bid.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
+import { auctionChoices, fitsTyped } from "../src/trading/suggestions.ts";
 
 const LOCAL = { form: "bid.set" } as const;
 /** The Raise bid button under a reply stays usable while the auction is likely still on. */
@@ -43,9 +46,10 @@ export const command = defineCommand({
     options: [
       {
         name: "listing",
-        description: "Auction listing id (a number like 123456789)",
+        description: "Auction listing id; suggestions show your bids and the newest auctions",
         type: ApplicationCommandOptionType.String,
         required: true,
+        autocomplete: true,
         max_length: 24,
       },
       {
@@ -56,6 +60,18 @@ export const command = defineCommand({
         max_length: 24,
       },
     ],
+  },
+  autocomplete: (ctx) => {
+    if (ctx.focused.name !== "listing") return Promise.resolve([]);
+    const typed = ctx.focused.value;
+    const nowMs = ctx.deps.now().getTime();
+    return userChoices(
+      ctx,
+      "auctions",
+      ({ market, userId }) => auctionChoices(ctx.deps.prisma, market, userId),
+      (auctions) =>
+        auctions.filter((a) => fitsTyped(typed, a.id, a.itemName)).map((a) => auctionChoice(a, nowMs)),
+    );
   },
   execute: {
     defer: "ephemeral",

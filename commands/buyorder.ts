@@ -25,6 +25,7 @@ import {
 } from "../src/input/parse.ts";
 import { cancelBuyOrder, listBuyOrders, matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
+import { checkItemName } from "../src/trading/itemCheck.ts";
 import {
   CONFIRM_ACTIONS,
   confirmCreate,
@@ -35,6 +36,8 @@ import {
 } from "./buyorder/confirm.ts";
 import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from "./buyorder/guard.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
+import { buyOrderAutocomplete } from "./buyorder/suggest.ts";
+import { itemNames } from "./search.ts";
 
 const LOCAL = { page: "bo.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
@@ -51,13 +54,15 @@ const itemOption = {
   description: "Full market name, e.g. Rifle | Finish (Field Worn)",
   type: S,
   required: true,
+  autocomplete: true,
   max_length: MAX_ITEM_NAME,
 } as const;
 const orderOption = {
   name: "order",
-  description: "Buy order id (from /buyorder list)",
+  description: "Buy order id (from /buyorder list); suggestions show your orders",
   type: S,
   required: true,
+  autocomplete: true,
   max_length: 24,
 } as const;
 
@@ -243,12 +248,13 @@ export const command = defineCommand({
       BUYORDER_GUARD_SUBCOMMAND,
     ],
   },
+  autocomplete: buyOrderAutocomplete,
   subcommands: {
     create: {
       defer: "ephemeral",
       async run(ctx) {
         const o = ctx.options;
-        const itemNameText = parseText("item", o.string("item"), MAX_ITEM_NAME);
+        const typed = parseText("item", o.string("item"), MAX_ITEM_NAME);
         const maxPriceCents = parsePrice("max_price", o.string("max_price"));
         const quantity = parseIntOption("quantity", o.integer("quantity"), 1, MAX_QUANTITY);
         const constraints = parseConstraints({
@@ -259,6 +265,14 @@ export const command = defineCommand({
           stickers: o.string("stickers"),
           keychains: o.string("keychains"),
         });
+        // An order for a name that is no item could never fill: refused with the closest names.
+        const market = await marketForReads(ctx.deps, ctx.user.id);
+        const itemNameText = await checkItemName(
+          { market, logger: ctx.log },
+          itemNames(ctx.deps),
+          "item",
+          typed,
+        );
         // Shows the total exposure against the caps; placed only on "Place order".
         return createConfirmation(ctx, { itemName: itemNameText, maxPriceCents, quantity, constraints });
       },

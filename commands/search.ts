@@ -36,7 +36,9 @@ import { EVERYWHERE } from "../src/discord/install.ts";
 const searchPager = perApp((deps: BotDeps) => createPager<SearchFilters>(() => deps.now().getTime()));
 
 /** Names for `item` autocomplete, shared with /history. */
-export const itemNames = perApp((deps: BotDeps) => createItemNameIndex({ now: () => deps.now().getTime() }));
+export const itemNames = perApp((deps: BotDeps) =>
+  createItemNameIndex({ now: () => deps.now().getTime(), known: deps.itemCatalog }),
+);
 
 /** Suggestions for an `item` option: recent names from the market, filtered by what was typed. */
 export async function suggestItemNames(ctx: AutocompleteContext): Promise<readonly Choice[]> {

@@ -10,7 +10,9 @@ import { perApp } from "../src/discord/perApp.ts";
 import { money } from "../src/discord/render/format.ts";
 import { listingPageMessage, PAGE_SIZE } from "../src/discord/render/search.ts";
 import { delistEmbed, listingResultEmbed } from "../src/discord/render/trading.ts";
+import { assetChoice } from "../src/discord/render/choices.ts";
 import type { Reply } from "../src/discord/reply.ts";
+import { userChoices } from "../src/discord/suggest.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption, UserFacingError } from "../src/errors.ts";
 import { parseId, parseIdList, parsePercent, parsePrice, parseText } from "../src/input/parse.ts";
@@ -26,6 +28,7 @@ import {
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 import { runSellGuard, SELL_GUARD_SUBCOMMAND } from "./sell/guard.ts";
+import { assetChoices, fitsTyped } from "../src/trading/suggestions.ts";
 
 const LOCAL = { page: "sell.page" } as const;
 const MAX_DELIST = 50;
@@ -80,9 +83,10 @@ export const command = defineCommand({
         options: [
           {
             name: "asset",
-            description: "Asset id of the item in your inventory",
+            description: "Asset id of the item; suggestions show items the bot saw you buy",
             type: S,
             required: true,
+            autocomplete: true,
             max_length: 24,
           },
           {
@@ -150,6 +154,16 @@ export const command = defineCommand({
       },
       SELL_GUARD_SUBCOMMAND,
     ],
+  },
+  autocomplete: (ctx) => {
+    if (ctx.focused.name !== "asset") return Promise.resolve([]);
+    const typed = ctx.focused.value;
+    return userChoices(
+      ctx,
+      "assets",
+      ({ market }) => assetChoices(market),
+      (assets) => assets.filter((a) => fitsTyped(typed, a.assetId, a.itemName)).map(assetChoice),
+    );
   },
   subcommands: {
     guard: {

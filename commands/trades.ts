@@ -4,7 +4,12 @@
 // URLs never reach this module: the verbs return TradeViews.
 import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
 import { ACTIONS } from "../src/discord/actions.ts";
-import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import {
+  defineCommand,
+  type AutocompleteContext,
+  type BaseContext,
+  type Choice,
+} from "../src/discord/command.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import {
@@ -18,11 +23,14 @@ import {
   type TradeRole,
 } from "../src/discord/render/trades.ts";
 import { button, row } from "../src/discord/render/trading.ts";
+import { tradeChoice } from "../src/discord/render/choices.ts";
 import type { Reply } from "../src/discord/reply.ts";
+import { userChoices } from "../src/discord/suggest.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption, UserFacingError } from "../src/errors.ts";
 import { parseId } from "../src/input/parse.ts";
 import { TRADE_STATES } from "../src/market/schemas.ts";
+import { fitsTyped, tradeChoices } from "../src/trading/suggestions.ts";
 import {
   acceptTrade,
   acceptAll,
@@ -199,11 +207,31 @@ async function cancelPrompt(ctx: BaseContext, rawId: string): Promise<Reply> {
   };
 }
 
+/** Which of the user's trades each subcommand offers: those it can act on. */
+const SUGGESTED_STATES: Readonly<Record<string, readonly string[] | undefined>> = {
+  accept: ["queued"],
+  cancel: ["queued", "pending"],
+  view: undefined,
+};
+
+function suggestTrades(ctx: AutocompleteContext): Promise<readonly Choice[]> {
+  if (ctx.focused.name !== "trade") return Promise.resolve([]);
+  const typed = ctx.focused.value;
+  const states = SUGGESTED_STATES[ctx.path];
+  return userChoices(
+    ctx,
+    `trades:${ctx.path}`,
+    ({ market, platformId }) => tradeChoices(market, platformId, states),
+    (trades) => trades.filter((t) => fitsTyped(typed, t.id, t.itemName)).map(tradeChoice),
+  );
+}
+
 const tradeOption = {
   name: "trade",
-  description: "Trade id (from /trades list or a trade alert)",
+  description: "Trade id (from /trades list or a trade alert); suggestions show your trades",
   type: ApplicationCommandOptionType.String,
   required: true,
+  autocomplete: true,
   max_length: 24,
 } as const;
 
@@ -253,6 +281,7 @@ export const command = defineCommand({
       AUTO_ACCEPT_SUBCOMMAND,
     ],
   },
+  autocomplete: suggestTrades,
   subcommands: {
     list: {
       defer: "ephemeral",

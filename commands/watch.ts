@@ -104,7 +104,12 @@ export const command = defineCommand({
     const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
       const names = await itemNames.suggest(
-        { prisma: ctx.deps.prisma, market: operatorMarket(ctx.deps), logger: ctx.log },
+        {
+          prisma: ctx.deps.prisma,
+          market: operatorMarket(ctx.deps),
+          logger: ctx.log,
+          known: ctx.deps.itemCatalog,
+        },
         ctx.focused.value,
         ctx.signal,
       );

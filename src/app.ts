@@ -48,6 +48,8 @@ export interface AppOverrides {
   readonly marketMetrics?: MarketMetrics;
   readonly registrationStore?: RegistrationStore;
   readonly autocompleteBudgetMs?: number;
+  /** Item names the marketplace knows (tests against a sandbox they started); default: the in-process sandbox's. */
+  readonly itemCatalog?: readonly string[];
   readonly now?: () => Date;
   /** Longest wait for the gateway's READY. Default 30 s. */
   readonly readyTimeoutMs?: number;
@@ -160,6 +162,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
       now,
+      itemCatalog: overrides.itemCatalog ?? sandbox?.catalog ?? [],
       commands: registry.definitions,
     };
 

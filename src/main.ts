@@ -9,6 +9,7 @@ import { hasEmbeddedPostgres } from "./db/embedded.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { SHARD_PROCESS_FLAG, startShardManager, type ShardManagerHandle } from "./sharding.ts";
 import { installShutdown } from "./shutdown.ts";
+import { PortUnavailableError } from "./util/listen.ts";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     running = started;
     log.info({ healthUrl: `${started.http.url}/healthz` }, "the bot is running; press Ctrl+C to stop");
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof PortUnavailableError) {
       process.stderr.write(`${error.message}\n`);
     } else {
       log.fatal({ err: error }, "the bot could not start");

@@ -100,6 +100,12 @@ export interface FeedPollerOptions {
   addressSpacingMs?: () => number;
   /** Slowest pace after repeated failures. */
   maxIntervalMs?: number;
+  /**
+   * Longest pause after an outage (5xx, timeout, refused connection, unreadable answer):
+   * the feed keeps probing at about its normal pace so it notices recovery within seconds.
+   * Default the larger of intervalMs and 2 s.
+   */
+  failureProbeMs?: number;
   /** Most pages one cycle reads (50 listings a page); a longer backlog continues next cycle. */
   maxPages?: number;
   /** How long a backlog may take to read before the rest is given up as a gap (default 15 min). */
@@ -155,6 +161,8 @@ export interface FeedPoller {
 }
 
 const PAGE_SIZE = 50;
+/** Failures that end when the service recovers, with nothing for the bot to change. */
+const OUTAGE_KINDS: ReadonlySet<string> = new Set(["upstream", "timeout", "network", "invalid_response"]);
 const ENDPOINT = "GET /listings" as const;
 const BEGINNING: FeedMark = { listingId: NO_LISTING, createdAt: new Date(0).toISOString() };
 
@@ -169,6 +177,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? Math.max(100, Math.floor(opts.intervalMs / 4));
   const maxIntervalMs = opts.maxIntervalMs ?? Math.max(60_000, opts.intervalMs * 10);
+  const failureProbeMs = opts.failureProbeMs ?? Math.max(opts.intervalMs, 2_000);
   const maxPages = Math.max(1, opts.maxPages ?? 20);
   const maxCatchUpMs = opts.maxCatchUpMs ?? 15 * 60_000;
   const reserve = opts.reserve ?? 1;
@@ -181,6 +190,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   let walk: FeedWalk | undefined;
   let lastPages = 1;
   let retryAfterMs: number | undefined;
+  /** Whether the last failure was an outage that may end any moment (then the feed keeps probing). */
+  let outage = false;
   /** The last cycle's first page, for gone detection; dropped when a cycle did not read one. */
   let lastFirstPage: { listings: Listing[]; at: number } | undefined;
   const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
@@ -410,9 +421,16 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       } catch (error) {
         stats.failures += 1;
         stats.consecutiveFailures += 1;
+        outage = isMarketError(error) && OUTAGE_KINDS.has(error.kind);
         retryAfterMs = isMarketError(error, "rate_limited") ? error.retryAfterMs : undefined;
-        const kind = isMarketError(error) ? error.kind : "internal";
-        log.warn({ err: error, kind, consecutiveFailures: stats.consecutiveFailures }, "feed cycle failed");
+        const failures = stats.consecutiveFailures;
+        if (isMarketError(error)) {
+          // An expected outage: one line saying what failed, no stack trace.
+          const { kind, endpoint, status } = error;
+          log.warn({ kind, endpoint, status, consecutiveFailures: failures }, `feed cycle failed: ${kind}`);
+        } else {
+          log.warn({ err: error, kind: "internal", consecutiveFailures: failures }, "feed cycle failed");
+        }
         return { outcome: "failed", pages: 0, newListings: 0, error };
       } finally {
         stats.lastCycleAt = new Date(started);
@@ -433,6 +451,11 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
             },
             opts.random,
           );
+        // An outage (5xx, timeouts, lost connections) may end any moment: probing at about the
+        // normal pace costs the service no more than a healthy feed and shows the recovery within
+        // seconds. A rate limit is the service asking for room, and a refused key or request will
+        // not mend by itself: those back off fully (ADR 023).
+        if (outage) return Math.max(Math.min(backoff, failureProbeMs), pace());
         return Math.min(maxIntervalMs, Math.max(backoff, retryAfterMs ?? 0));
       }
       return pace();

@@ -1,11 +1,12 @@
-// Item-name suggestions for /watch: names seen on the newest listings (refreshed now and then) plus names rules already use.
+// Item-name suggestions for /watch: names seen on the newest listings (refreshed now and then),
+// names rules already use, then the known catalog (the sandbox's; none live).
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { ruleItemNames, type Db } from "./store.ts";
 
 export interface ItemNameSuggester {
   suggest(
-    deps: { prisma: Db; market: MarketApi; logger: Logger },
+    deps: { prisma: Db; market: MarketApi; logger: Logger; known?: readonly string[] },
     text: string,
     signal?: AbortSignal,
   ): Promise<string[]>;
@@ -56,7 +57,12 @@ export function createItemNameSuggester(
       const needle = text.trim().toLowerCase();
       const fromRules = await ruleItemNames(deps.prisma, needle, 25);
       const recent = [...names.values()].reverse().filter((n) => n.toLowerCase().includes(needle));
-      return [...new Set([...recent, ...fromRules])].slice(0, 25);
+      const catalog: string[] = [];
+      for (const n of deps.known ?? []) {
+        if (catalog.length >= 25) break;
+        if (n.toLowerCase().includes(needle)) catalog.push(n);
+      }
+      return [...new Set([...recent, ...fromRules, ...catalog])].slice(0, 25);
     },
   };
 }

@@ -59,7 +59,9 @@ export function createLeader(opts: LeaderOptions): Leader {
       void dead.end().catch(() => {});
     }
     if (wasLeading) {
-      log.warn({ reason, err }, "lost leadership");
+      // Stepping down on a deliberate stop (Ctrl+C, SIGTERM) is expected: not a warning.
+      if (reason === "stopped") log.info({ reason }, "stepped down as leader");
+      else log.warn({ reason, err }, "lost leadership");
       opts.onDeposed?.();
     }
   };

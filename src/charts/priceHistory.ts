@@ -97,59 +97,71 @@ function renderEmpty(ctx: SKRSContext2D, width: number, height: number, title: s
   ctx.fillText("No sales in this period", width / 2, height / 2);
 }
 
+/** Days the x axis steps by: whole days, about ten labels at most. */
+function dayStep(spanDays: number): number {
+  for (const step of [1, 2, 3, 7, 14, 30, 61, 91, 182, 365]) if (spanDays / step <= 10) return step;
+  return Math.ceil(spanDays / 10);
+}
+
+/** Midnights (UTC, like the days' keys) from `first` to `last`, `step` days apart. */
+export function dayTicks(first: number, last: number, step: number): number[] {
+  const ticks: number[] = [];
+  for (let t = first; t <= last; t += step * DAY_MS) ticks.push(t);
+  return ticks;
+}
+
+type HistoryChartConfig = ChartConfiguration<"bar" | "line", Array<{ x: number; y: number }>, never>;
+
 /**
- * Renders the chart as a PNG. Never throws on odd data: no usable points gives a "no sales"
- * image, so the command can always attach something.
+ * The chart's configuration, or undefined when nothing can be drawn. The x axis is linear over
+ * timestamps (chart.js's time scale needs a date adapter the bot does not ship): days sit at
+ * their real distance, so a gap of a week looks like one, and ticks are labelled as dates. The
+ * price line is monotone: with few points a smoothed curve must not overshoot the real prices.
  */
-export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Promise<Buffer> {
-  const width = clampSide(input.width, 800);
-  const height = clampSide(input.height, 400);
-  const canvas = createCanvas(width, height);
+export function priceHistoryChartConfig(
+  input: Pick<PriceHistoryChartInput, "name" | "points" | "sales">,
+): HistoryChartConfig | undefined {
   const title = `${shorten(input.name, MAX_TITLE)} · daily average price`;
-
-  const byDay = new Map<string, HistoryPoint>();
-  for (const p of input.points) if (isPriced(p)) byDay.set(dayKey(p.day), p);
-  const sales = (input.sales ?? []).filter((s) => Number.isFinite(s.price) && s.price > 0);
-  const days = [...new Set([...byDay.keys(), ...sales.map((s) => dayKey(s.soldAt))])].sort();
-
-  if (days.length === 0) {
-    renderEmpty(canvas.getContext("2d"), width, height, title);
-    return canvas.encode("png");
+  const byDay = new Map<number, HistoryPoint>();
+  for (const p of input.points) {
+    const ms = Date.parse(dayKey(p.day));
+    if (isPriced(p) && Number.isFinite(ms)) byDay.set(ms, p);
   }
+  const sales = (input.sales ?? [])
+    .map((s) => ({ price: s.price, at: Date.parse(s.soldAt) }))
+    .filter((s) => Number.isFinite(s.price) && s.price > 0 && Number.isFinite(s.at));
+  const saleDays = sales.map((s) => Date.parse(dayKey(new Date(s.at).toISOString())));
+  const days = [...new Set([...byDay.keys(), ...saleDays])].sort((a, b) => a - b);
+  const first = days[0];
+  const last = days[days.length - 1];
+  if (first === undefined || last === undefined) return undefined;
 
   const many = days.length > 60;
+  const spanDays = Math.round((last - first) / DAY_MS);
   const maxCount = Math.max(1, ...[...byDay.values()].map((p) => p.count));
-  const config: ChartConfiguration<
-    "bar" | "line",
-    Array<number | null | { x: string; y: number }>,
-    string
-  > = {
+  const priced = [...byDay.entries()].sort(([a], [b]) => a - b);
+  return {
     type: "bar",
     data: {
-      labels: days.map(dayLabel),
       datasets: [
         {
           type: "line",
           label: "Average price",
-          data: days.map((d) => {
-            const p = byDay.get(d);
-            return p ? p.avg_price / 100 : null;
-          }),
+          data: priced.map(([x, p]) => ({ x, y: p.avg_price / 100 })),
           yAxisID: "price",
           borderColor: THEME.line,
           backgroundColor: THEME.lineFill,
           fill: "start",
           borderWidth: 2,
           pointRadius: many ? 0 : days.length === 1 ? 5 : 3,
-          tension: 0.25,
-          // A day without sales is a gap in data, not a drop to zero.
-          spanGaps: true,
+          // Smooth, but never above the highest or below the lowest of two neighbouring days.
+          cubicInterpolationMode: "monotone",
           order: 1,
         },
         {
           type: "bar",
           label: "Sales per day",
-          data: days.map((d) => byDay.get(d)?.count ?? 0),
+          data: priced.map(([x, p]) => ({ x, y: p.count })),
           yAxisID: "volume",
           backgroundColor: THEME.bars,
           maxBarThickness: 24,
@@ -160,7 +172,7 @@ export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Prom
               {
                 type: "line" as const,
                 label: "Individual sales",
-                data: sales.map((s) => ({ x: dayLabel(dayKey(s.soldAt)), y: s.price / 100 })),
+                data: sales.map((s) => ({ x: s.at, y: s.price / 100 })),
                 yAxisID: "price",
                 showLine: false,
                 pointRadius: 3,
@@ -184,7 +196,20 @@ export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Prom
       },
       scales: {
         x: {
-          ticks: { color: THEME.muted, maxTicksLimit: 10, maxRotation: 0, autoSkip: true },
+          type: "linear",
+          // Half a day either side, so the first and last bars are whole.
+          min: first - DAY_MS / 2,
+          max: last + DAY_MS / 2,
+          // A tick on the first day and every step days after, each exactly on its day's points.
+          afterBuildTicks: (axis) => {
+            axis.ticks = dayTicks(first, last, dayStep(spanDays)).map((value) => ({ value }));
+          },
+          ticks: {
+            color: THEME.muted,
+            maxRotation: 0,
+            autoSkip: false,
+            callback: (v) => dayLabel(new Date(Number(v)).toISOString().slice(0, 10)),
+          },
           grid: { color: THEME.grid },
         },
         price: {
@@ -212,7 +237,26 @@ export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Prom
     },
     plugins: [backgroundPlugin],
   };
+}
 
+/**
+ * Renders the chart as a PNG. Never throws on odd data: no usable points gives a "no sales"
+ * image, so the command can always attach something.
+ */
+export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Promise<Buffer> {
+  const width = clampSide(input.width, 800);
+  const height = clampSide(input.height, 400);
+  const canvas = createCanvas(width, height);
+  const config = priceHistoryChartConfig(input);
+  if (config === undefined) {
+    renderEmpty(
+      canvas.getContext("2d"),
+      width,
+      height,
+      `${shorten(input.name, MAX_TITLE)} · daily average price`,
+    );
+    return canvas.encode("png");
+  }
   // chart.js types its canvas as the DOM's; @napi-rs/canvas implements the 2D API it uses.
   const chart = new Chart(canvas as unknown as ChartItem, config);
   try {

@@ -20,6 +20,11 @@ export interface BotDeps {
   readonly sharedReads: SharedReads;
   readonly vault: KeyVault;
   readonly now: () => Date;
+  /**
+   * Item names that exist whether or not anyone listed them lately: the sandbox's catalog when the
+   * bot runs against it, else none (names are then learnt from the market as it goes).
+   */
+  readonly itemCatalog: readonly string[];
   /** Every registered command definition (for /help). */
   readonly commands: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[];
 }

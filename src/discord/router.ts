@@ -27,6 +27,7 @@ import { createOptionsReader, pathOf } from "./options.ts";
 import type { CommandRegistry } from "./registry.ts";
 import { notice } from "./render/embeds.ts";
 import { Responder } from "./reply.ts";
+import { forgetUserSuggestions } from "./suggest.ts";
 
 export type InteractionKindLabel = "command" | "autocomplete" | "button" | "select" | "modal" | "other";
 export type InteractionOutcome = "ok" | "user_error" | "market_error" | "error" | "expired" | "timeout";
@@ -317,6 +318,9 @@ export function createRouter(options: RouterOptions): Router {
           await finish(responder, result, ilog);
         } catch (error) {
           outcome = await onError(i, responder, error, ilog);
+        } finally {
+          // What the user just did may have made an order, a bid or a trade: suggest afresh.
+          forgetUserSuggestions(deps, i.user.id);
         }
         await followUpWithDmNotice(deps, responder, i.user.id, ilog);
       }

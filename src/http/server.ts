@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.ts";
+import { listenOn } from "../util/listen.ts";
 import { runChecks, type HealthCheck } from "./health.ts";
 
 export interface HttpServerOptions {
@@ -69,13 +70,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   server.requestTimeout = 10_000;
   server.headersTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.port, opts.host, "HTTP_PORT");
   server.on("error", (err) => log.error({ err }, "operations server error"));
   const { port } = server.address() as AddressInfo;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;

@@ -59,8 +59,11 @@ const NOT_SENT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** How long one attempt waits for an answer unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
 const DEFAULTS = {
-  timeoutMs: 10_000,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
   connections: 8,
   userAgent: "market-alerts-bot/0.1",
   maxRateLimitWaitMs: 30_000,
@@ -230,7 +233,11 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         report({ endpoint, status: error.kind, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
         const delay = def.idempotent ? retryDelay(attempt, started) : undefined;
         if (delay !== undefined) {
-          log.warn({ endpoint, attempt, delayMs: delay, reason: error.kind }, "market read failed, retrying");
+          // Debug: the caller logs the outcome once (a failed feed cycle is one line).
+          log.debug(
+            { endpoint, attempt, delayMs: delay, reason: error.kind },
+            "market read failed, retrying",
+          );
           await sleep(delay);
           continue;
         }
@@ -265,7 +272,10 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       if (res.status >= 500 && def.idempotent) {
         const delay = retryDelay(attempt, started);
         if (delay !== undefined) {
-          log.warn({ endpoint, attempt, delayMs: delay, status: res.status }, "market read failed, retrying");
+          log.debug(
+            { endpoint, attempt, delayMs: delay, status: res.status },
+            "market read failed, retrying",
+          );
           await sleep(delay);
           continue;
         }

@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { SandboxError } from "../sandbox/errors.ts";
 import { ListingTemplate } from "../sandbox/control.ts";
 import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
+import { listenOn } from "../util/listen.ts";
 import {
   memberPermissions,
   type DiscordDouble,
@@ -55,6 +56,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/panel.js": "panel.js",
   "/rivals.js": "rivals.js",
   "/install.js": "install.js",
+  "/inventory.js": "inventory.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -134,10 +136,12 @@ const FaultBody = z.object({
 });
 
 /** The panel's four kinds of trouble, as sandbox fault specs. */
-const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
+export const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
   "5xx": { kind: "status", status: 503 },
   "429": { kind: "rate_limit", retryAfterSeconds: 5 },
-  latency: { kind: "latency", ms: 10_000 },
+  // Well under the market client's 10 s timeout: slow answers that still arrive. Hang is the one
+  // that never answers, so the two demonstrate different things.
+  latency: { kind: "latency", ms: 3_000 },
   hang: { kind: "hang" },
 };
 
@@ -428,7 +432,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     const sandbox = needSandbox();
     const demo = demoOf(user);
     const now = sandbox.control.now();
-    if (!demo) return { account: null, now, faults };
+    if (!demo) return { account: null, now, faults, catalog: sandbox.catalog, inventory: [] };
     return {
       account: {
         platformId: demo.platformId,
@@ -437,6 +441,8 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
       },
       now,
       faults,
+      catalog: sandbox.catalog,
+      inventory: sandbox.control.inventoryDetails(demo.platformId),
     };
   };
 
@@ -542,13 +548,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     })();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenOn(server, options.port, host, "PLAYGROUND_PORT");
   port = (server.address() as AddressInfo).port;
   const shownHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   log.debug({ port }, "playground page listening");

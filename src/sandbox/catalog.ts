@@ -285,6 +285,12 @@ export const KEYCHAINS: readonly StickerDef[] = [
   { id: 33, name: "Charm | Glass Koi", price: 2900 },
 ];
 
+/** Finishes of rarity 3 and up also come as statcounter copies. */
+export const canBeStatcounter = (finish: Finish): boolean => finish.rarity >= 3;
+/** Souvenir copies exist of the Tidewater collection's guns (no knives). */
+export const canBeSouvenir = (finish: Finish): boolean =>
+  finish.weapon !== "Glider Knife" && finish.collection.includes("Tidewater");
+
 export const STATCOUNTER_PREFIX = "Statcounter ";
 export const SOUVENIR_PREFIX = "Souvenir ";
 
@@ -319,3 +325,45 @@ export function parseMarketHashName(name: string): ParsedName | undefined {
     souvenir: m[1] === SOUVENIR_PREFIX,
   };
 }
+
+export interface CatalogItem {
+  /** The market hash name, exactly as listings carry it. */
+  name: string;
+  finish: Finish;
+  wear: string;
+  variant: "normal" | "statcounter" | "souvenir";
+  /** Typical price in cents, before the market's noise. */
+  basePrice: number;
+}
+
+/**
+ * Every item name the sandbox world can produce: each finish in each wear its float range
+ * reaches, plus its statcounter and souvenir copies where they exist. The one list the sandbox
+ * seeds from, the playground panel offers and the bot's autocomplete suggests (src/app.ts).
+ */
+export function catalogItems(): CatalogItem[] {
+  const items: CatalogItem[] = [];
+  for (const finish of FINISHES) {
+    for (const wear of WEARS) {
+      if (wear.max <= finish.minFloat || wear.min >= finish.maxFloat) continue;
+      const base = finish.basePrice * (WEAR_PRICE_FACTOR[wear.name] ?? 1);
+      const item = (variant: CatalogItem["variant"], factor: number): CatalogItem => ({
+        name: marketHashName(finish.weapon, finish.name, wear.name, {
+          statcounter: variant === "statcounter",
+          souvenir: variant === "souvenir",
+        }),
+        finish,
+        wear: wear.name,
+        variant,
+        basePrice: base * factor,
+      });
+      items.push(item("normal", 1));
+      if (canBeStatcounter(finish)) items.push(item("statcounter", 2.2));
+      if (canBeSouvenir(finish)) items.push(item("souvenir", 1.8));
+    }
+  }
+  return items;
+}
+
+/** The item the README's examples use: always in the catalog, always listed in a seeded world. */
+export const EXAMPLE_ITEM = "Falcon Rifle | Ember Tide (Pristine)";

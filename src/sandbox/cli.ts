@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ name: "sandbox", level: "warn" });
   const sandbox = await startSandbox({
     port,
+    portSetting: "--port",
     host: values.host,
     seed,
     logger,

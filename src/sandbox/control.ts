@@ -1,6 +1,7 @@
 // The control surface: drive the sandbox from tests, benchmarks and the playground (methods and /_control HTTP).
 import { z } from "zod";
 import { createBuyOrder, isOpen, ownOrder } from "./buyOrders.ts";
+import { catalogItems } from "./catalog.ts";
 import { badRequest, ErrorCode, notFound } from "./errors.ts";
 import { makeAsset, makeUser, modelPrice, type ItemSpec } from "./factory.ts";
 import { FaultBook, FaultSpec } from "./faults.ts";
@@ -509,6 +510,7 @@ export function buildControlRouter(control: SandboxControl, faults: FaultBook): 
       control.createUser(b.balance === undefined ? { name: b.name } : { name: b.name, balance: b.balance }),
     );
   });
+  r.add("GET", "/catalog", false, () => ok({ items: catalogItems().map((c) => c.name) }));
   r.add("GET", "/users/{platform_id}/inventory", false, (ctx) => {
     const id = ctx.params["platform_id"] as string;
     return ok({ asset_ids: control.inventory(id), assets: control.inventoryDetails(id) });

@@ -199,8 +199,14 @@ export function makeItem(store: Store, spec: ItemSpec, assetId: string): ItemRec
   };
 }
 
-export function makeAsset(store: Store, owner: UserRec | undefined, spec: ItemSpec): AssetRec {
-  const assetId = String(30_000_000_000n + BigInt(store.nextId().seq));
+export function makeAsset(
+  store: Store,
+  owner: UserRec | undefined,
+  spec: ItemSpec,
+  /** A fixed id (the demo users' well-known assets); default a fresh one. */
+  fixedId?: string,
+): AssetRec {
+  const assetId = fixedId ?? String(30_000_000_000n + BigInt(store.nextId().seq));
   const asset: AssetRec = { assetId, item: makeItem(store, spec, assetId) };
   store.assetsByInspect.set(asset.item.inspectLink, asset);
   if (owner) owner.inventory.set(assetId, asset);

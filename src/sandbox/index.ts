@@ -2,6 +2,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
+import { listenOn } from "../util/listen.ts";
+import { catalogItems } from "./catalog.ts";
 import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
 import { FaultBook } from "./faults.ts";
 import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
@@ -26,12 +28,15 @@ export type {
   TransactionJson,
   UserSummaryJson,
 } from "./render.ts";
-export { DEMO_USERS, DEMO_BALANCE, SANDBOX_OPERATOR_KEY } from "./seed.ts";
+export { DEMO_USERS, DEMO_BALANCE, DEMO_ASSET_IDS, SANDBOX_OPERATOR_KEY } from "./seed.ts";
+export { EXAMPLE_ITEM } from "./catalog.ts";
 export { ErrorCode } from "./errors.ts";
 
 export interface SandboxOptions {
   /** Default 0: an ephemeral port. */
   port?: number;
+  /** How the user sets the port, named when it is taken (the CLI: "--port"). */
+  portSetting?: string;
   /** Default 127.0.0.1. */
   host?: string;
   /** Seed of the generated data; the same seed (and clock) gives the same world. Default 1. */
@@ -54,6 +59,8 @@ export interface Sandbox {
   users: DemoUser[];
   /** The operator's key (MARKET_API_KEY): keyless reads are refused, as they are live. */
   operatorKey: string;
+  /** Every item name the sandbox knows (src/sandbox/catalog.ts), for the panel and autocomplete. */
+  catalog: readonly string[];
   control: SandboxControl;
   close(): Promise<void>;
 }
@@ -86,13 +93,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   );
   const server = createServer({ keepAliveTimeout: 5_000 }, handler);
   const host = opts.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.port ?? 0, host, opts.portSetting ?? "the sandbox's port");
   const { port } = server.address() as AddressInfo;
   const publicHost =
     host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
@@ -104,6 +105,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     controlUrl: `${origin}${CONTROL_PREFIX}`,
     users: world.demo.map((u) => ({ name: u.name, platformId: u.platformId, apiKey: u.apiKey })),
     operatorKey: SANDBOX_OPERATOR_KEY,
+    catalog: catalogItems().map((c) => c.name),
     control,
     close() {
       closed ??= new Promise<void>((resolve) => {

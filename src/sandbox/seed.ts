@@ -1,6 +1,6 @@
 // Seeds a reproducible world: demo users with keys and inventory, sellers, listings, auctions with
 // bids, reference prices, sales history and buy orders.
-import { FINISHES, marketHashName, WEAR_PRICE_FACTOR, WEARS } from "./catalog.ts";
+import { canBeSouvenir, canBeStatcounter, catalogItems, EXAMPLE_ITEM, FINISHES } from "./catalog.ts";
 import { makeAsset, makeUser, modelPrice } from "./factory.ts";
 import { createListing, placeBid } from "./listings.ts";
 import { createBuyOrder } from "./buyOrders.ts";
@@ -20,6 +20,17 @@ export const DEMO_USERS: readonly DemoUser[] = [
 ];
 
 export const DEMO_BALANCE = 500_000;
+
+/**
+ * Two copies of the README's example item each demo user always owns, under fixed ids, so the
+ * README's `/sell list asset:31337` and its auction example (`asset:31347`) work as typed for
+ * alice; bob and carol have the next ids. Other asset ids depend on the seed.
+ */
+export const DEMO_ASSET_IDS: Readonly<Record<string, readonly string[]>> = {
+  alice: ["31337", "31347"],
+  bob: ["31338", "31348"],
+  carol: ["31339", "31349"],
+};
 
 /**
  * The bot operator's key (MARKET_API_KEY) in the sandbox: like the live service, the sandbox
@@ -82,22 +93,11 @@ export function seedWorld(store: Store): World {
     }),
   );
 
-  // Reference prices for most item names; about one in eight has none, as live.
-  const names: { name: string; finish: (typeof FINISHES)[number]; price: number }[] = [];
-  for (const finish of FINISHES) {
-    for (const wear of WEARS) {
-      if (wear.max <= finish.minFloat || wear.min >= finish.maxFloat) continue;
-      const base = finish.basePrice * (WEAR_PRICE_FACTOR[wear.name] ?? 1);
-      names.push({ name: marketHashName(finish.weapon, finish.name, wear.name), finish, price: base });
-      if (finish.rarity >= 3) {
-        names.push({
-          name: marketHashName(finish.weapon, finish.name, wear.name, { statcounter: true }),
-          finish,
-          price: base * 2.2,
-        });
-      }
-    }
-  }
+  // Reference prices for most item names; about one in eight has none, as live. Souvenir names
+  // are left out here: their listings price from the catalog model.
+  const names = catalogItems()
+    .filter((c) => c.variant !== "souvenir")
+    .map((c) => ({ name: c.name, finish: c.finish, price: c.basePrice }));
   for (const n of names) {
     if (rng.chance(0.12)) continue;
     const predicted = Math.max(3, Math.round(n.price * rng.float(0.9, 1.1)));
@@ -117,7 +117,7 @@ export function seedWorld(store: Store): World {
       sales.push({
         at: now - rng.int(1, 30 * 24) * HOUR,
         finish,
-        statcounter: finish.rarity >= 3 && rng.chance(0.15),
+        statcounter: canBeStatcounter(finish) && rng.chance(0.15),
       });
     }
   }
@@ -158,12 +158,8 @@ export function seedWorld(store: Store): World {
   for (const at of times) {
     const seller = rng.pick(sellers);
     const finish = rng.pick(FINISHES);
-    const statcounter = finish.rarity >= 3 && rng.chance(0.12);
-    const souvenir =
-      !statcounter &&
-      finish.weapon !== "Glider Knife" &&
-      finish.collection.includes("Tidewater") &&
-      rng.chance(0.3);
+    const statcounter = canBeStatcounter(finish) && rng.chance(0.12);
+    const souvenir = !statcounter && canBeSouvenir(finish) && rng.chance(0.3);
     const asset = makeAsset(store, seller, { finish, statcounter, souvenir, decorate: true });
     const auction = rng.chance(0.15);
     const price = Math.max(3, Math.round(modelPrice(store, asset.item) * rng.float(0.75, 1.2)));
@@ -214,6 +210,8 @@ export function seedWorld(store: Store): World {
       now - rng.int(1, 72) * HOUR,
     );
   }
+  seedExample(store, demo, sellers, now);
+
   // Last, and without the seeded RNG, so the world stays the same for the same seed.
   const operator: UserRec = {
     platformId: "42420000000000401",
@@ -237,4 +235,38 @@ export function seedWorld(store: Store): World {
   };
   store.addUser(operator);
   return { demo, sellers, marketBuyer };
+}
+
+/**
+ * The README's example item on the market (buy-now listings, one under the examples' $120
+ * ceiling) and in each demo user's inventory under a well-known asset id. Created after the rest,
+ * at the seed's "now", so listing ids still follow creation time.
+ */
+function seedExample(store: Store, demo: readonly UserRec[], sellers: readonly UserRec[], now: number): void {
+  const prices = [9840, 11500, 12900];
+  prices.forEach((price, i) => {
+    const seller = sellers[i % sellers.length] as UserRec;
+    const asset = makeAsset(store, seller, { marketHashName: EXAMPLE_ITEM, floatValue: 0.0214 + i * 0.011 });
+    createListing(
+      store,
+      seller,
+      {
+        assetId: asset.assetId,
+        type: "buy_now",
+        price,
+        reservePrice: undefined,
+        durationMs: undefined,
+        durationDays: undefined,
+        maxOfferDiscount: 1000,
+        description: undefined,
+        private: undefined,
+      },
+      now,
+    );
+  });
+  for (const user of demo) {
+    (DEMO_ASSET_IDS[user.name] ?? []).forEach((assetId, i) =>
+      makeAsset(store, user, { marketHashName: EXAMPLE_ITEM, floatValue: 0.0412 + i * 0.0101 }, assetId),
+    );
+  }
 }

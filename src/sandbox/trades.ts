@@ -89,6 +89,9 @@ function verifyTrade(store: Store, t: TradeRec, at: number): void {
   seller.verifiedTrades += 1;
   buyer.totalTrades += 1;
   buyer.verifiedTrades += 1;
+  // The item is the buyer's now: they can list it again (the sandbox keeps its asset id).
+  const l = store.listings.get(t.listingId);
+  if (l) buyer.inventory.set(l.asset.assetId, l.asset);
 }
 
 export const isCancellable = (t: TradeRec): boolean => t.state === "queued" || t.state === "pending";

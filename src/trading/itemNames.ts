@@ -1,6 +1,7 @@
-// Item names for autocomplete, learnt from the newest listings and from search results. Typing
-// fires one autocomplete per keystroke: the index asks the marketplace at most once per refresh
-// interval (one request in flight at a time) and answers from memory in between.
+// Item names for autocomplete and for checking a typed name: a known catalog (the sandbox's, when
+// the bot runs against it; none live) plus names learnt from the newest listings and from search
+// results. Typing fires one autocomplete per keystroke: the index asks the marketplace at most
+// once per refresh interval (one request in flight at a time) and answers from memory in between.
 import type { MarketDeps } from "./deps.ts";
 
 export interface ItemNameIndex {
@@ -8,6 +9,10 @@ export interface ItemNameIndex {
   suggest(deps: MarketDeps, typed: string, limit?: number): Promise<string[]>;
   /** Adds names seen elsewhere (search results, sales). */
   remember(names: Iterable<string>): void;
+  /** The name as the catalog or the market spells it, when it is one (any letter case); from memory. */
+  canonical(typed: string): string | undefined;
+  /** Up to `limit` known names closest to a name that is none, best first; from memory. */
+  closest(typed: string, limit?: number): string[];
 }
 
 export interface ItemNameIndexOptions {
@@ -16,6 +21,8 @@ export interface ItemNameIndexOptions {
   readonly refreshMs?: number;
   /** Names kept; the least recently seen are dropped. Default 5000. */
   readonly maxNames?: number;
+  /** Names that exist whether or not they were seen lately (the sandbox's catalog). */
+  readonly known?: readonly string[];
 }
 
 const PAGE = 50;
@@ -27,6 +34,16 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
   const names = new Map<string, string>();
   let refreshedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | undefined;
+  const known = new Map<string, string>((opts.known ?? []).map((n) => [n.toLowerCase(), n]));
+  /** Learnt names, most recent first, then catalog names not seen lately: [name, lower]. */
+  const all = (): [string, string][] => {
+    const recent = [...names].reverse();
+    const seen = new Set(recent.map(([, lower]) => lower));
+    return [
+      ...recent,
+      ...[...known].filter(([lower]) => !seen.has(lower)).map(([lower, n]) => [n, lower] as [string, string]),
+    ];
+  };
 
   const remember = (seen: Iterable<string>) => {
     for (const name of seen) {
@@ -71,8 +88,7 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
         .toLowerCase()
         .split(/\s+/)
         .filter((w) => w !== "");
-      const recentFirst = [...names].reverse();
-      const hits = recentFirst.filter(([, lower]) => words.every((w) => lower.includes(w)));
+      const hits = all().filter(([, lower]) => words.every((w) => lower.includes(w)));
       const prefix = words.join(" ");
       const ranked = [
         ...hits.filter(([, lower]) => lower.startsWith(prefix)),
@@ -81,5 +97,51 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
       return ranked.slice(0, limit).map(([name]) => name);
     },
     remember,
+    canonical(typed) {
+      const lower = typed.trim().toLowerCase();
+      for (const [name, l] of names) if (l === lower) return name;
+      return known.get(lower);
+    },
+    closest(typed, limit = 3) {
+      const target = typed.trim().toLowerCase();
+      const scored = all().map(([name, lower]) => ({ name, score: similarity(target, lower) }));
+      scored.sort((a, b) => b.score - a.score);
+      return scored
+        .filter((s) => s.score > 0.3)
+        .slice(0, limit)
+        .map((s) => s.name);
+    },
   };
+}
+
+/**
+ * How alike two names are, 0 to 1: the share of the typed words found in the name (a typo'd word
+ * counts by its closest word's likeness), so "ember tide pristin" is close to
+ * "Falcon Rifle | Ember Tide (Pristine)".
+ */
+function similarity(typed: string, name: string): number {
+  const words = typed.split(/[\s|()]+/).filter((w) => w !== "");
+  const nameWords = name.split(/[\s|()]+/).filter((w) => w !== "");
+  if (words.length === 0 || nameWords.length === 0) return 0;
+  let total = 0;
+  for (const w of words) {
+    let best = 0;
+    for (const n of nameWords) best = Math.max(best, 1 - editDistance(w, n) / Math.max(w.length, n.length));
+    total += best;
+  }
+  // A name with many words the user did not type is a little less likely.
+  return (total / words.length) * (1 - Math.min(0.2, Math.abs(nameWords.length - words.length) * 0.02));
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
 }

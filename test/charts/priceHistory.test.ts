@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { createCanvas, GlobalFonts, loadImage } from "@napi-rs/canvas";
 import { CHART_FONT_FAMILY } from "../../src/charts/fonts.ts";
 import type { HistoryPoint } from "../../src/market/schemas.ts";
-import { renderPriceHistoryPng, summarizeHistory } from "../../src/charts/priceHistory.ts";
+import {
+  dayTicks,
+  priceHistoryChartConfig,
+  renderPriceHistoryPng,
+  summarizeHistory,
+} from "../../src/charts/priceHistory.ts";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const BACKGROUND = [0x2b, 0x2d, 0x31];
@@ -200,6 +205,63 @@ describe("renderPriceHistoryPng", () => {
     });
     expect(pngSize(png)).toEqual({ width: 800, height: 400 });
     expect((await pixels(png)).count(LINE)).toBeGreaterThan(200);
+  });
+});
+
+describe("priceHistoryChartConfig", () => {
+  const DAY = 86_400_000;
+  // Sales on the 1st, 2nd and 9th: the week-long gap must look like one.
+  const uneven: HistoryPoint[] = [
+    { day: "2025-03-01", count: 2, avg_price: 1000 },
+    { day: "2025-03-02", count: 1, avg_price: 4000 },
+    { day: "2025-03-09", count: 3, avg_price: 1200 },
+  ];
+
+  it("GIVEN days with a gap WHEN the chart is configured THEN the x axis is linear over timestamps, so points sit at their real distance", () => {
+    const config = priceHistoryChartConfig({ name: "Gappy", points: uneven });
+    const x = config?.options?.scales?.x;
+    expect(x?.type).toBe("linear");
+    const line = config?.data.datasets[0];
+    const xs = (line?.data ?? []).map((p) => p.x);
+    expect(xs).toEqual([Date.UTC(2025, 2, 1), Date.UTC(2025, 2, 2), Date.UTC(2025, 2, 9)]);
+    // Seven times as far from the 2nd to the 9th as from the 1st to the 2nd.
+    expect(((xs[2] ?? 0) - (xs[1] ?? 0)) / ((xs[1] ?? 0) - (xs[0] ?? 0))).toBe(7);
+    expect(x && "min" in x ? x.min : undefined).toBe(Date.UTC(2025, 2, 1) - DAY / 2);
+    expect(x && "max" in x ? x.max : undefined).toBe(Date.UTC(2025, 2, 9) + DAY / 2);
+  });
+
+  it("GIVEN the x axis WHEN its ticks are placed and labelled THEN they fall on whole days, at most about ten, and read as dates", () => {
+    const x = priceHistoryChartConfig({ name: "Gappy", points: uneven })?.options?.scales?.x;
+    const axis = { ticks: [] as { value: number }[] };
+    (x as { afterBuildTicks?: (a: typeof axis) => void } | undefined)?.afterBuildTicks?.(axis);
+    expect(axis.ticks.map((t) => t.value)).toEqual(
+      Array.from({ length: 9 }, (_, i) => Date.UTC(2025, 2, 1 + i)),
+    );
+    const callback = (x?.ticks as { callback?: (v: number) => string } | undefined)?.callback;
+    expect(callback?.(Date.UTC(2025, 2, 9))).toBe("Mar 9");
+    const yearTicks = dayTicks(Date.UTC(2024, 0, 1), Date.UTC(2024, 11, 30), 61);
+    expect(yearTicks.length).toBeLessThanOrEqual(10);
+    expect(yearTicks.every((t) => t % DAY === 0)).toBe(true);
+  });
+
+  it("GIVEN three days with a spike WHEN the chart is configured THEN the price line is monotone, so it cannot overshoot", () => {
+    const line = priceHistoryChartConfig({ name: "Spike", points: uneven })?.data.datasets[0];
+    expect(line && "cubicInterpolationMode" in line ? line.cubicInterpolationMode : undefined).toBe(
+      "monotone",
+    );
+  });
+
+  it("GIVEN a sale during a day WHEN the chart is configured THEN its dot sits at its time, not at the day's start", () => {
+    const soldAt = "2025-03-02T18:00:00Z";
+    const dots = priceHistoryChartConfig({ name: "Sale", points: uneven, sales: [{ price: 3900, soldAt }] })
+      ?.data.datasets[2];
+    expect(dots?.data).toEqual([{ x: Date.parse(soldAt), y: 39 }]);
+  });
+
+  it("GIVEN nothing priced WHEN the chart is configured THEN there is nothing to draw", () => {
+    expect(
+      priceHistoryChartConfig({ name: "Empty", points: [{ day: "2025-03-01", count: 0, avg_price: 0 }] }),
+    ).toBe(undefined);
   });
 });
 

@@ -47,12 +47,16 @@ describe("/trades", () => {
     const list = await answer(bot.double.slash(alice, "trades list", { role: "seller", state: "queued" }));
     expect(isEphemeral(list)).toBe(true);
     expect(textOf(list)).toContain(sale.id);
-    expect(textOf(list)).toMatch(/accept by <t:\d+:R>/);
-    expect(labels(list)).toContain("Accept 1.");
+    // A date, then the span: "accept by 25 November 22:40 (in 12 hours)", never "by in 12 hours".
+    expect(textOf(list)).toMatch(/accept by <t:\d+:f> \(<t:\d+:R>\)/);
+    expect(textOf(list)).not.toMatch(/by <t:\d+:R>/);
+    expect(labels(list)).toContain("Accept #1");
 
-    const accepted = await answer(bot.double.button(alice, buttonId(list, "Accept 1."), list));
+    const accepted = await answer(bot.double.button(alice, buttonId(list, "Accept #1"), list));
     expect(textOf(accepted)).toContain("Accepted");
-    expect(textOf(accepted)).toMatch(/Send the item transfer offer on the platform by <t:\d+:R>/);
+    expect(textOf(accepted)).toMatch(
+      /Send the item transfer offer on the platform by <t:\d+:f> \(<t:\d+:R>\)/,
+    );
     expect(labels(accepted)).toEqual(["Cancel trade"]);
     expect(await stateOf(sale.id)).toBe("pending");
   });
@@ -132,7 +136,7 @@ describe("/trades", () => {
     const upstream = await market.as(alice).getTrade(sale.id);
     const view = await answer(bot.double.slash(alice, "trades view", { trade: sale.id }));
     expect(isEphemeral(view)).toBe(true);
-    expect(textOf(view)).toMatch(/Accept by\n<t:\d+:R>/);
+    expect(textOf(view)).toMatch(/Accept by\n<t:\d+:f> \(<t:\d+:R>\)/);
     expect(labels(view)).toEqual(["Accept", "Cancel trade"]);
     const raw = JSON.stringify(bot.double.message(view.id));
     expect(upstream.trade_token).toBeTruthy();

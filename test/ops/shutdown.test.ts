@@ -137,6 +137,9 @@ describe("the bot process", () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(closesSince(eventsBefore).length).toBeGreaterThanOrEqual(1);
     expect(bot.logs.find((l) => l.msg === "shutting down")?.reason).toBe("SIGINT");
+    // A normal Ctrl+C is not trouble: nothing from then on is a warning or worse.
+    const from = bot.logs.findIndex((l) => l.msg === "shutting down");
+    expect(bot.logs.slice(from).filter((l) => l.level >= 40)).toEqual([]);
   });
 
   it("GIVEN a shutdown stuck behind a long Discord rate limit WHEN a second SIGTERM arrives THEN the process exits 1 at once and says so", async () => {

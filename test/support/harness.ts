@@ -121,6 +121,7 @@ export async function startBot(opts: StartBotOptions = {}): Promise<Bot> {
       ...(opts.routerMetrics ? { routerMetrics: opts.routerMetrics } : {}),
       ...(opts.autocompleteBudgetMs === undefined ? {} : { autocompleteBudgetMs: opts.autocompleteBudgetMs }),
       ...(opts.backgroundServices === false ? { defaultServices: false } : {}),
+      itemCatalog: sandbox.catalog,
       ...opts.overrides,
     });
     const pair = (name: "alice" | "bob"): BotUser => {

@@ -13,6 +13,15 @@ export function relativeTime(at: Date | number): string {
   return `<t:${unix(at)}:R>`;
 }
 
+/**
+ * A deadline after "by" or "until": Discord's relative form reads "in 12 hours", so "by <R>"
+ * would say "by in 12 hours". The date and time come first, the span in brackets:
+ * "by 25 November 2026 22:40 (in 12 hours)".
+ */
+export function deadlineTime(at: Date | number): string {
+  return `${absoluteTime(at)} (${relativeTime(at)})`;
+}
+
 /** Date and time in the reader's locale, e.g. "21 November 2025 09:40". */
 export function absoluteTime(at: Date | number): string {
   return `<t:${unix(at)}:f>`;

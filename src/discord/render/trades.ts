@@ -5,7 +5,7 @@ import { safeUserText } from "../../input/parse.ts";
 import type { TradeOutcome, TradesPage } from "../../trading/trades.ts";
 import { reversalWindowEnd, type TradeView } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
-import { money, relativeTime, truncate } from "./format.ts";
+import { deadlineTime, money, relativeTime, truncate } from "./format.ts";
 import { itemName, type ActionRow } from "./listing.ts";
 import { button, pagingRow, row, type Paging } from "./trading.ts";
 
@@ -38,12 +38,12 @@ export function roleIn(t: TradeView, platformId: string | null): TradeRole {
 /** What the reader should do next, with the deadline as a Discord timestamp. */
 function nextStep(t: TradeView, role: TradeRole): string | undefined {
   if (t.state === "queued") {
-    const by = t.expiresAt ? ` by ${relativeTime(t.expiresAt)}` : "";
+    const by = t.expiresAt ? ` by ${deadlineTime(t.expiresAt)}` : "";
     return role === "seller" ? `Accept this sale${by}, then send the item.` : `The seller must accept${by}.`;
   }
   if (t.state === "pending") {
     const deadline = t.transferDeadlineAt ?? t.expiresAt;
-    const by = deadline ? ` by ${relativeTime(deadline)}` : "";
+    const by = deadline ? ` by ${deadlineTime(deadline)}` : "";
     return role === "seller"
       ? `Send the item transfer offer on the platform${by}, or the trade is cancelled and counted against you.`
       : `The seller sends the item${by}.`;
@@ -66,10 +66,10 @@ export function tradeEmbed(t: TradeView, role: TradeRole, title?: string): APIEm
       inline: true,
     });
   if (t.state === "queued" && t.expiresAt)
-    fields.push({ name: "Accept by", value: relativeTime(t.expiresAt), inline: true });
+    fields.push({ name: "Accept by", value: deadlineTime(t.expiresAt), inline: true });
   if (t.state === "pending") {
     const deadline = t.transferDeadlineAt ?? t.expiresAt;
-    if (deadline) fields.push({ name: "Transfer deadline", value: relativeTime(deadline), inline: true });
+    if (deadline) fields.push({ name: "Transfer deadline", value: deadlineTime(deadline), inline: true });
   }
   if (t.tradeProtectionEndsAt && (t.state === "pending" || t.state === "verified")) {
     fields.push({ name: "Protection ends", value: relativeTime(t.tradeProtectionEndsAt), inline: true });
@@ -117,10 +117,10 @@ function tradeLine(t: TradeView, role: TradeRole, position: number, reversal?: R
   if (t.priceCents !== undefined) bits.push(`**${money(t.priceCents)}**`);
   if (role) bits.push(role === "seller" ? "selling" : "buying");
   bits.push(stateFor(t.state, role));
-  if (t.state === "queued" && t.expiresAt) bits.push(`accept by ${relativeTime(t.expiresAt)}`);
+  if (t.state === "queued" && t.expiresAt) bits.push(`accept by ${deadlineTime(t.expiresAt)}`);
   if (t.state === "pending") {
     const deadline = t.transferDeadlineAt ?? t.expiresAt;
-    if (deadline) bits.push(`transfer by ${relativeTime(deadline)}`);
+    if (deadline) bits.push(`transfer by ${deadlineTime(deadline)}`);
   }
   const reversibleUntil = reversal ? reversalWindowEnd(t, reversal.fallbackMs) : undefined;
   if (reversibleUntil && reversal && reversibleUntil > reversal.now)
@@ -180,7 +180,7 @@ export function tradesPageMessage(
   const accepts = waiting
     .slice(0, 4)
     .map((t) =>
-      button(`Accept ${first + p.trades.indexOf(t)}.`, ButtonStyle.Success, ids.acceptId(t.tradeId)),
+      button(`Accept #${first + p.trades.indexOf(t)}`, ButtonStyle.Success, ids.acceptId(t.tradeId)),
     );
   if (waiting.length >= 2)
     accepts.push(button(`Accept all (${waiting.length})`, ButtonStyle.Primary, ids.acceptAllId));
@@ -211,7 +211,7 @@ export function tradeOutcomesEmbed(
     const deadline = o.trade?.transferDeadlineAt ?? o.trade?.expiresAt;
     const by =
       verb === "accepted" && o.state === "pending" && deadline
-        ? `; send the item by ${relativeTime(deadline)}`
+        ? `; send the item by ${deadlineTime(deadline)}`
         : "";
     switch (o.result) {
       case "done":

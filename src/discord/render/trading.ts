@@ -10,7 +10,7 @@ import type { OffersPage } from "../../trading/offers.ts";
 import type { DelistOutcome } from "../../trading/selling.ts";
 import type { ListingSummary, OfferView } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
-import { money, relativeTime, truncate } from "./format.ts";
+import { deadlineTime, money, relativeTime, truncate } from "./format.ts";
 import { itemName, type ActionRow } from "./listing.ts";
 
 type Style = ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger;
@@ -102,7 +102,7 @@ export function buyDoneEmbed(r: BuyResult): APIEmbed {
   if (r.trade) {
     lines.push(
       r.trade.expiresAt
-        ? `The seller has until ${relativeTime(r.trade.expiresAt)} to accept; then the item transfer follows.`
+        ? `The seller has until ${deadlineTime(r.trade.expiresAt)} to accept; then the item transfer follows.`
         : "The seller now accepts the trade; then the item transfer follows.",
     );
   }

@@ -1,4 +1,5 @@
 // The sandbox drawer: the user's key, and buttons that make the marketplace do things (list, outbid, sell, time, faults).
+import { createInventoryCard } from "./inventory.js";
 import { el } from "./render.js";
 import { rivalsCard } from "./rivals.js";
 
@@ -8,12 +9,8 @@ const toCents = (text) => {
   return Number.isFinite(n) && n > 0 ? Math.round(n * 100) : undefined;
 };
 
-const ITEM_SUGGESTIONS = [
-  "Falcon Rifle | Ember Tide (Field Worn)",
-  "Falcon Rifle | Ember Tide (Pristine)",
-  "Viper SMG | Night Bloom (Lightly Used)",
-  "Warden Pistol | Copper Lace (Battered)",
-];
+/** The README's example item; the rest of the names come from the sandbox's catalog (GET /api/sandbox). */
+const DEFAULT_ITEM = "Falcon Rifle | Ember Tide (Pristine)";
 
 const FAULT_ROUTES = [
   ["/listings", "New-listing feed and search (GET /listings)"],
@@ -27,8 +24,8 @@ const FAULT_ROUTES = [
 const FAULT_KINDS = [
   ["5xx", "5xx: service unavailable"],
   ["429", "429: rate limited"],
-  ["latency", "Latency: 10 s"],
-  ["hang", "Hang: never answers"],
+  ["latency", "Latency: 3 s (slow, but answers)"],
+  ["hang", "Hang: never answers (the bot gives up after its 10 s timeout)"],
 ];
 
 function field(labelText, input, hint) {
@@ -117,10 +114,13 @@ export function createPanel(root, ctx) {
   account.querySelector(".panel-card-title").append(accountTitle, el("span", "muted", " · "), accountName);
 
   // ---- listing ----
-  const itemInput = input("item", "Item name", ITEM_SUGGESTIONS[0]);
+  const itemInput = input("item", "Item name", DEFAULT_ITEM);
   const itemList = el("datalist");
   itemList.id = "item-suggestions";
-  for (const name of ITEM_SUGGESTIONS) itemList.append(new Option(name));
+  const showCatalog = (names) => {
+    if (itemList.childElementCount === 0) itemList.append(...(names ?? []).map((n) => new Option(n)));
+  };
+  const inventory = createInventoryCard(say);
   itemInput.setAttribute("list", itemList.id);
   const priceInput = input("price", "12.50", "12.50");
   const floatInput = input("float", "0.0-1.0 (optional)");
@@ -380,6 +380,7 @@ export function createPanel(root, ctx) {
     rivalCard,
     bidCard,
     saleCard,
+    inventory.node,
     clockCard,
     faultCard,
   );
@@ -398,6 +399,8 @@ export function createPanel(root, ctx) {
     }
     showClock(state.now);
     showFaults(state.faults);
+    showCatalog(state.catalog);
+    inventory.show(state.inventory);
     await refreshRules();
   };
 
