@@ -1,12 +1,5 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
-import {
-  ApplicationCommandOptionType,
-  PermissionFlagsBits,
-  PermissionsBitField,
-  type CommandInteractionOption,
-  type Guild,
-  type GuildMember,
-} from "discord.js";
+import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading } from "../src/alerts/actions.ts";
 import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
 import { ruleFromOptions, type RuleOptions } from "../src/alerts/ruleFilters.ts";
@@ -21,12 +14,11 @@ import {
   type RuleDestination,
   type RuleView,
 } from "../src/alerts/rules.ts";
-import type { BaseContext, CommandContext } from "../src/discord/command.ts";
+import type { BaseContext } from "../src/discord/command.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
-import { UserFacingError } from "../src/errors.ts";
 import { safeUserText } from "../src/input/parse.ts";
 import { shadowReport } from "../src/snipe/arming.ts";
 import type { MarketApi } from "../src/market/client.ts";
@@ -41,8 +33,9 @@ import {
 } from "./watch/arm.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS } from "./watch/addOptions.ts";
+import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
-import { EVERYWHERE, requireServerInstall } from "../src/discord/install.ts";
+import { EVERYWHERE } from "../src/discord/install.ts";
 
 const NAME_OPTION = {
   name: "name",
@@ -352,90 +345,4 @@ function marketForUser(ctx: BaseContext): Promise<MarketApi> {
 
 function where(rule: RuleView): string {
   return rule.destination.kind === "channel" ? `<#${rule.destination.channelId}>` : "your DMs";
-}
-
-const MANAGE = PermissionFlagsBits.ManageChannels;
-const BOT_NEEDS =
-  PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks;
-
-/**
- * A channel destination is allowed only in a server, only to members who may manage that
- * channel (alerts would otherwise let anyone fill a channel), and only where the bot can post.
- */
-function checkChannelDestination(
-  ctx: CommandContext,
-  channelId: string,
-): RuleDestination & { kind: "channel" } {
-  const guildId = ctx.guildId;
-  if (guildId === undefined) {
-    throw new UserFacingError(
-      "invalid_input",
-      "Channel alerts are set up from inside a server. Leave `channel` empty for DMs.",
-    );
-  }
-  requireServerInstall(
-    ctx.install,
-    "Leave `channel` empty to get them by DM, or ask a server admin to add me.",
-  );
-  const perms = permissionsIn(ctx, channelId);
-  if (!perms.member?.has(MANAGE)) {
-    throw new UserFacingError(
-      "missing_permission",
-      `You need the **Manage Channels** permission in <#${channelId}> to send alerts there. Leave \`channel\` empty to get them by DM.`,
-      { channelId },
-    );
-  }
-  if (perms.bot !== undefined && !perms.bot.has(BOT_NEEDS)) {
-    throw new UserFacingError(
-      "missing_permission",
-      `I can't post in <#${channelId}>: I need View Channel, Send Messages and Embed Links there.`,
-      { channelId },
-    );
-  }
-  return { kind: "channel", guildId, channelId };
-}
-
-/**
- * The member's (and the bot's) permissions in the chosen channel. Discord resolves the channel
- * option with the member's permissions in it; when discord.js has the guild cached it computes
- * the same from overwrites. Falls back to the permissions in the channel the command ran in.
- */
-function permissionsIn(
-  ctx: CommandContext,
-  channelId: string,
-): { member: Readonly<PermissionsBitField> | undefined; bot: Readonly<PermissionsBitField> | undefined } {
-  const option = findChannelOption(ctx.interaction.options.data, channelId);
-  const resolved = option?.channel;
-  if (resolved && "permissions" in resolved && typeof resolved.permissions === "string") {
-    return { member: new PermissionsBitField(BigInt(resolved.permissions)), bot: undefined };
-  }
-  const guild: Guild | null = ctx.interaction.guild;
-  const member = ctx.interaction.member;
-  if (
-    resolved &&
-    "permissionsFor" in resolved &&
-    guild !== null &&
-    member !== null &&
-    "roles" in member &&
-    "cache" in member.roles
-  ) {
-    const me = guild.members.me;
-    return {
-      member: resolved.permissionsFor(member as GuildMember) ?? ctx.memberPermissions,
-      bot: me ? (resolved.permissionsFor(me) ?? undefined) : undefined,
-    };
-  }
-  return { member: ctx.memberPermissions, bot: undefined };
-}
-
-function findChannelOption(
-  options: readonly CommandInteractionOption[],
-  channelId: string,
-): CommandInteractionOption | undefined {
-  for (const o of options) {
-    if (o.type === ApplicationCommandOptionType.Channel && o.value === channelId) return o;
-    const inner = o.options ? findChannelOption(o.options, channelId) : undefined;
-    if (inner) return inner;
-  }
-  return undefined;
 }
