@@ -10,7 +10,8 @@ import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
 import { releaseHeldBack } from "../db/repos/outbox.ts";
-import { enabledRulesWithOwners, writeAlerts, type Db, type NewAlert } from "./store.ts";
+import { enabledRulesWithOwners } from "./ruleStore.ts";
+import { writeAlerts, type Db, type NewAlert } from "./store.ts";
 
 export interface ListingAlertDeps {
   prisma: Db;

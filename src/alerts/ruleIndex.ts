@@ -5,7 +5,8 @@ import { createMatcherIndex, type MatcherIndex } from "./matcher.ts";
 import { loadAllEnabledRules } from "../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "./rules.ts";
 import { storedFiltersFast } from "./storedFilters.ts";
-import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince, type Db } from "./store.ts";
+import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince } from "./ruleStore.ts";
+import type { Db } from "./store.ts";
 
 export interface RuleIndex {
   readonly index: MatcherIndex;

@@ -10,7 +10,8 @@ import * as rulesRepo from "../db/repos/rules.ts";
 import { ensureUser, getUserByDiscordId } from "../db/repos/users.ts";
 import { describeFilters } from "./describeFilters.ts";
 import { matchesListing, RuleFilters } from "./ruleFilters.ts";
-import { ruleNamesLike, type Db } from "./store.ts";
+import { ruleNamesLike } from "./ruleStore.ts";
+import type { Db } from "./store.ts";
 
 export const MAX_RULE_NAME = 50;
 
