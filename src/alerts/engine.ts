@@ -1,122 +1,31 @@
 // The alert engine: wires rules, feed, bid and trade pollers, delivery and leadership into one background service.
 import cron, { type ScheduledTask } from "node-cron";
-import type { Config } from "../config/index.ts";
-import type { Logger } from "../log.ts";
-import type { MarketClient } from "../market/client.ts";
-import type { Scheduler } from "../market/scheduler.ts";
-import { DEFAULT_FEES, feeModel, percentToBps, type FeeModel } from "../market/fees.ts";
-import type { KeyOpener } from "./accounts.ts";
+import { DEFAULT_FEES, feeModel, percentToBps } from "../market/fees.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
 import { releaseClaims } from "../db/repos/outbox.ts";
-import {
-  createDeliveryWorker,
-  type DeliveryMetrics,
-  type DeliveryResult,
-  type DeliveryStats,
-} from "./delivery.ts";
+import { createDeliveryWorker } from "./delivery.ts";
 import { queueGapNotices } from "./feedGap.ts";
-import { createFateRecorder, type FateRecorder } from "./fateRecorder.ts";
-import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
+import { createFateRecorder } from "./fateRecorder.ts";
+import { createFeedPoller, feedStateStore, type FeedCycleResult } from "./feedPoller.ts";
 import { createLeader, type Leader } from "./leader.ts";
 import { createLoop, serial, serialQueue } from "./loop.ts";
 import { actOnArmedMatches, queueListingAlerts } from "./listingAlerts.ts";
-import { createReconciler, type ReconcileResult } from "./reconciler.ts";
-import { createRuleIndex, type RuleIndex } from "./ruleIndex.ts";
+import { createReconciler } from "./reconciler.ts";
+import { createRuleIndex } from "./ruleIndex.ts";
 import { createSalesRate } from "./salesRate.ts";
-import type { RuleChange } from "./rules.ts";
-import type { AlertSender } from "./sender.ts";
-import type { Db } from "./store.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
 import { queueWeeklyReports } from "./weeklyReport.ts";
-import { createAutoBuyer, type AutoBuyer } from "../snipe/autoBuyer.ts";
+import { createAutoBuyer } from "../snipe/autoBuyer.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
-
-export interface FeedCycleEvent {
-  /** False when the cycle failed (marketplace error, database error). */
-  ok: boolean;
-}
-
-/** Observes the engine (src/metrics.ts implements it; /healthz reads the feed state from it). */
-export interface AlertMetrics extends DeliveryMetrics {
-  /** On every feed tick: whether this process leads (only the leader runs the feed). */
-  feedLeadership(leading: boolean): void;
-  /** After every feed cycle this process ran. */
-  feedCycle(event: FeedCycleEvent): void;
-}
-
-export interface AlertEngineDeps {
-  config: Pick<
-    Config,
-    "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
-  > &
-    /** Absent (tools, older tests): the default fee model. */
-    Partial<Pick<Config, "SELLER_FEE_PERCENT">>;
-  prisma: Db;
-  /** The shared database: the leader lock lives on its own connection to it. */
-  databaseUrl: string;
-  market: MarketClient;
-  sender: AlertSender;
-  openKey: KeyOpener;
-  logger: Logger;
-  /** Delivery pass interval when idle (a local write wakes it at once). */
-  deliveryIntervalMs?: number;
-  /** Outbox lease and retry tuning (tests shorten them). */
-  delivery?: { leaseMs?: number; retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number } };
-  /** Leader lock timings (tests shorten them). */
-  leader?: { checkIntervalMs?: number; leaseMs?: number; lockKey?: number };
-  /** Pollers' and quiet hours' clock (tests use the sandbox clock). */
-  now?: () => Date;
-  workerId?: string;
-  /** Feed tuning, mostly for tests and benchmarks (see FeedPollerOptions). */
-  feed?: { maxPages?: number; minIntervalMs?: number; maxCatchUpMs?: number; startSkewMs?: number };
-  /** Cron expression of the reminder check (default every minute). */
-  reminderCron?: string;
-  /** Cron expression of the weekly missed-deal report, in UTC (default Mondays 09:00). */
-  weeklyReportCron?: string;
-  /** Where the feed reports listings gone from the market (the app's; default one of its own). */
-  fates?: FateRecorder;
-  /** Fee model of the weekly report's net figures (default DEFAULT_FEES). */
-  fees?: FeeModel;
-  /** The address's request budget: background polls size themselves to what it leaves. */
-  scheduler?: Scheduler;
-  /** Pause between reconciler passes (default one minute). */
-  reconcileIntervalMs?: number;
-  metrics?: AlertMetrics;
-}
-
-export interface AlertEngineStats {
-  leader: boolean;
-  rules: number;
-  feed: FeedStats;
-  delivery: DeliveryStats;
-  lastBidCycle: BidCycleResult | undefined;
-  lastTradeCycle: TradeCycleResult | undefined;
-}
-
-export interface AlertEngine {
-  /** Starts competing for leadership and runs delivery; pollers run while leading. */
-  start(): Promise<void>;
-  /** Stops every loop and waits for cycles in flight; releases the leader lock. */
-  stop(): Promise<void>;
-  runFeedOnce(): Promise<FeedCycleResult>;
-  runBidsOnce(): Promise<BidCycleResult>;
-  runTradesOnce(): Promise<TradeCycleResult>;
-  runRemindersOnce(): Promise<number>;
-  /** Queues the missed-deal report of the week of `now` (default the engine's clock); returns how many. */
-  runWeeklyReportOnce(now?: Date): Promise<number>;
-  /** Settles commitments whose outcome was lost (and open offers that ended). */
-  runReconcileOnce(): Promise<ReconcileResult>;
-  runDeliveryOnce(): Promise<DeliveryResult>;
-  /** Picks up rule changes made by other processes (the feed does this before each cycle). */
-  syncRulesOnce(): Promise<void>;
-  /** For the watch commands: keeps this process's index in step with its own writes at once. */
-  onRuleChange(change: RuleChange): void;
-  stats(): AlertEngineStats;
-  readonly ruleIndex: RuleIndex;
-  /** Snipe mode: armed rules' purchases (tests wait for them with idle()). */
-  readonly autoBuyer: AutoBuyer;
-}
+export type {
+  AlertEngine,
+  AlertEngineDeps,
+  AlertEngineStats,
+  AlertMetrics,
+  FeedCycleEvent,
+} from "./engineContract.ts";
+import type { AlertEngine, AlertEngineDeps, AlertMetrics } from "./engineContract.ts";
 
 export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const log = deps.logger.child({ module: "alerts" });
