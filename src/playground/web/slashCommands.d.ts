@@ -5,6 +5,11 @@ export interface OptionDef {
   readonly description?: string;
   readonly type: number;
   readonly required?: boolean;
+  readonly autocomplete?: boolean;
+  readonly min_value?: number;
+  readonly max_value?: number;
+  readonly min_length?: number;
+  readonly max_length?: number;
   readonly choices?: readonly { readonly name: string; readonly value: string | number }[];
   readonly options?: readonly OptionDef[];
 }
@@ -36,3 +41,4 @@ export function leafCommands(commands: readonly CommandDef[]): Leaf[];
 export function rankCommands(typed: string, leaves: readonly Leaf[]): Leaf[];
 export function commandOfLine(text: string, leaves: readonly Leaf[]): { leaf: Leaf; tail: string } | undefined;
 export function parseCommandLine(text: string, leaves: readonly Leaf[], refs?: Refs): ParsedLine;
+export function problemWith(options: readonly OptionDef[], values: Record<string, string>): string | undefined;

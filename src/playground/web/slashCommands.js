@@ -152,6 +152,31 @@ export function parseCommandLine(text, leaves, refs = {}) {
   return { ok: true, leaf, values, missing };
 }
 
+/** What is wrong with the values typed so far, as the client says it before sending; undefined when nothing. */
+export function problemWith(options, values) {
+  for (const option of options) {
+    const value = values[option.name];
+    if (value === undefined) {
+      if (option.required) return `Fill in “${option.name}”: it is required.`;
+      continue;
+    }
+    if (option.type === T.INTEGER || option.type === T.NUMBER) {
+      const n = Number(value);
+      if (!Number.isFinite(n) || (option.type === T.INTEGER && !Number.isInteger(n))) {
+        return `“${option.name}” must be ${option.type === T.INTEGER ? "a whole number" : "a number"}.`;
+      }
+      if (option.min_value !== undefined && n < option.min_value)
+        return `“${option.name}” must be at least ${option.min_value}.`;
+      if (option.max_value !== undefined && n > option.max_value)
+        return `“${option.name}” must be at most ${option.max_value}.`;
+    }
+    if (option.type === T.STRING && option.min_length !== undefined && value.length < option.min_length) {
+      return `“${option.name}” needs at least ${option.min_length} characters.`;
+    }
+  }
+  return undefined;
+}
+
 /** One typed value as the composer's field holds it, or why it cannot be one. */
 function resolveValue(option, raw, refs) {
   const ok = (value) => ({ ok: true, value });
