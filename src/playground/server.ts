@@ -61,6 +61,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/scroll.js": "scroll.js",
   "/slashCommands.js": "slashCommands.js",
   "/panel.js": "panel.js",
+  "/panelParts.js": "panelParts.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
