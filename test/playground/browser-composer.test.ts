@@ -15,6 +15,8 @@ if (!chromiumPath) {
 }
 
 const UI_WAIT_MS = 10_000;
+/** The page's clipboard, typed here without the DOM library (the tests compile for node). */
+type WithClipboard = { navigator: { clipboard: { writeText(text: string): Promise<void> } } };
 const ITEM = "Falcon Rifle | Ember Tide (Pristine)";
 
 describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser", () => {
@@ -65,7 +67,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
   it("GIVEN a /watch add line on the clipboard WHEN pasted THEN its options fill the command's boxes, and Enter sends it", async () => {
     await leaveCommand();
     await page.evaluate(
-      (text) => navigator.clipboard.writeText(text),
+      (text) => (globalThis as unknown as WithClipboard).navigator.clipboard.writeText(text),
       `/watch add name:pasted rule item:"${ITEM}" max_price:20`,
     );
     await composer().click();
@@ -108,7 +110,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     await composer().press("Enter");
     await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
     await expect
-      .poll(() => page.evaluate(() => document.activeElement?.id), { timeout: UI_WAIT_MS })
+      .poll(() => page.locator(":focus").getAttribute("id"), { timeout: UI_WAIT_MS })
       .toBe("opt-name");
     expect(await hint().textContent()).toBe(`name (required): ${description}`);
   });
@@ -206,13 +208,15 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
   it("GIVEN a 600 px wide window with the panel open WHEN the page lays out THEN nothing overflows and the chat keeps a usable width", async () => {
     await page.setViewportSize({ width: 600, height: 800 });
     await expect
-      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: UI_WAIT_MS })
+      .poll(() => page.locator("html").evaluate((root) => root.scrollWidth), { timeout: UI_WAIT_MS })
       .toBeLessThanOrEqual(600);
     const chat = await page.locator("main.chat").boundingBox();
     expect(chat?.width ?? 0).toBeGreaterThanOrEqual(360);
     expect(await page.locator("#composer-input").isVisible()).toBe(true);
     // The panel is a drawer over the chat, not a column that squeezes it; it can be closed.
-    expect(await page.locator("#panel").evaluate((p) => getComputedStyle(p).position)).toBe("fixed");
+    expect(
+      await page.locator("#panel").evaluate((p) => p.ownerDocument.defaultView?.getComputedStyle(p).position),
+    ).toBe("fixed");
     await page.locator("#panel-toggle").click();
     expect(await page.locator("#panel").isVisible()).toBe(false);
     await page.locator("#panel-toggle").click();
