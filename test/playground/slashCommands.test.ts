@@ -87,11 +87,7 @@ describe("ranking the commands for what is typed after /", () => {
   it("GIVEN a later word of a command WHEN ranked THEN commands starting with it come first, then those with a word starting with it", () => {
     const paths = rankCommands("list", leaves).map((l) => l.path);
     expect(paths).toEqual(["buyorder list"]);
-    expect(rankCommands("s", leaves).map((l) => l.path)).toEqual([
-      "search",
-      "stall",
-      "account settings",
-    ]);
+    expect(rankCommands("s", leaves).map((l) => l.path)).toEqual(["search", "stall", "account settings"]);
   });
 
   it("GIVEN the exact path WHEN ranked THEN it is first even when a longer path starts with it", () => {
