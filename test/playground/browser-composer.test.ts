@@ -173,6 +173,36 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     await shown.locator(".select-trigger").click();
   });
 
+  it("GIVEN alice linked and an order placed from a typed line WHEN she picks it in /buyorder list's menu THEN Cancel order cancels it", async () => {
+    await leaveCommand();
+    await composer().fill("/account link");
+    await composer().press("Enter");
+    await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
+    await page.locator(".send-button").click({ timeout: UI_WAIT_MS });
+    await page.locator(".modal .modal-input").fill((await page.locator("#sandbox-key").textContent()) ?? "");
+    await page.locator(".modal button[type=submit]").click({ timeout: UI_WAIT_MS });
+    await message("Account linked").waitFor({ timeout: UI_WAIT_MS });
+
+    await composer().fill(`/buyorder create item:${ITEM} max_price:4 quantity:1`);
+    await composer().press("Enter");
+    await message(/Place order/)
+      .getByRole("button", { name: "Place order" })
+      .click({ timeout: UI_WAIT_MS });
+    const created = message("Buy order created");
+    await created.waitFor({ timeout: UI_WAIT_MS });
+    const orderId = /Buy order (\d+)/.exec((await created.textContent()) ?? "")?.[1] ?? "";
+    expect(orderId).not.toBe("");
+
+    await composer().fill("/buyorder list");
+    await composer().press("Enter");
+    await page.locator(".send-button").click({ timeout: UI_WAIT_MS });
+    const list = message("Your buy orders");
+    await list.locator(".select-trigger").click({ timeout: UI_WAIT_MS });
+    await list.locator(".select-option", { hasText: `order ${orderId}` }).click({ timeout: UI_WAIT_MS });
+    await list.getByRole("button", { name: "Cancel order" }).click({ timeout: UI_WAIT_MS });
+    await message(`Buy order ${orderId} cancelled`).waitFor({ timeout: UI_WAIT_MS });
+  });
+
   it("GIVEN a 5xx on every route WHEN injected from the panel THEN the list says what fails and where", async () => {
     await page.locator('select[name="route"]').selectOption("**");
     await page.locator('select[name="kind"]').selectOption("5xx");

@@ -59,7 +59,7 @@ describe.skipIf(!chromiumPath)("an open playground page when the bot restarts", 
       .toMatch(/The bot is offline/);
   });
 
-  it("GIVEN the page left open WHEN the bot is back on the same port THEN the banner goes, every view is fetched again and a new DM appears live", async () => {
+  it("GIVEN the page left open WHEN the bot is back on the same port THEN the banner goes, every view is fetched again, the draft stays and a new DM appears live", async () => {
     const port = Number(new URL((first as TestPlayground).url).port);
     second = await startTestPlayground({}, port);
     const double = second.playground.double;
@@ -74,6 +74,9 @@ describe.skipIf(!chromiumPath)("an open playground page when the bot restarts", 
     );
     const key = second.sandbox.users.find((u) => u.name === "alice")?.apiKey ?? "";
     expect(await page.locator("#sandbox-key").textContent()).toBe(key);
+
+    // What was being typed when the bot went away is still there.
+    expect(await page.locator("#composer-input").inputValue()).toBe("anyone there?");
 
     // An alert sent after the restart shows up without a reload.
     double.postMessage(newDm, { content: "Alert after the restart" });

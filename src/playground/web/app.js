@@ -208,7 +208,8 @@ function drawRail() {
   $("guild-icon").classList.toggle("active", !isDm(state.channelId));
 }
 
-async function openChannel(channelId) {
+/** `keepDraft`: a reconnect redraws the same place, so what is being typed in the composer stays. */
+async function openChannel(channelId, keepDraft = false) {
   state.channelId = channelId;
   state.unread.delete(channelId);
   drawRail();
@@ -216,7 +217,7 @@ async function openChannel(channelId) {
   $("chat-topic").textContent = isDm(channelId)
     ? "Alerts and private answers from the bot"
     : "Slash commands run here; replies are public unless marked “Only you can see this”";
-  composer.reset();
+  if (!keepDraft) composer.reset();
   const user = state.me;
   if (!state.messages.has(channelId)) {
     // Collects live events from now on, so nothing posted during the fetch is lost.
@@ -238,7 +239,7 @@ async function openChannel(channelId) {
   if (state.channelId !== channelId || state.me !== user) return;
   drawMessages();
   await loadCommands();
-  composer.focus();
+  if (!keepDraft) composer.focus();
 }
 
 async function loadCommands() {
@@ -286,7 +287,7 @@ async function resync() {
   state.messages.clear();
   state.unread.clear();
   const again = boot.guild.channels.find((c) => c.name === channel?.name);
-  await openChannel(wasDm ? dmChannelId() : (again?.id ?? boot.defaultChannelId));
+  await openChannel(wasDm ? dmChannelId() : (again?.id ?? boot.defaultChannelId), true);
   if (panel) await panel.refresh();
   // Which connection the views were last fetched for (tests wait on it after a restart).
   document.body.dataset.synced = String(Number(document.body.dataset.synced ?? "0") + 1);
