@@ -78,7 +78,9 @@ describe("the README's command examples, typed into the playground", () => {
         fields: { [inputId]: key },
       },
     });
-    expect(submitted.body.ok).toBe(true);
+    // The form's answer may be a deferral: linking is done once its final message says so.
+    const linked = await answerOf(submitted.body.interactionId ?? "");
+    expect(textOf(linked)).toContain("Account linked");
   }
 
   /** The message the user ends up reading for an interaction, as Discord's client shows it. */
