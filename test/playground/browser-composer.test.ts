@@ -251,5 +251,19 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     expect(await page.locator("#panel").isVisible()).toBe(false);
     await page.locator("#panel-toggle").click();
     await page.setViewportSize({ width: 1360, height: 820 });
+
+    // Opened in a narrow window, the page starts with the chat in view, and a command's boxes get a line of their own.
+    const narrow = await browser.newPage({ viewport: { width: 600, height: 800 } });
+    narrow.on("pageerror", (error) => problems.push(error.message));
+    await narrow.goto(pg.url);
+    await narrow.locator("body.ready").waitFor({ timeout: UI_WAIT_MS });
+    expect(await narrow.locator("#panel").isVisible()).toBe(false);
+    await narrow.locator("#composer-input").fill("/buyorder create");
+    await narrow.locator("#composer-input").press("Enter");
+    const item = narrow.locator('.opt[data-option="item"] input');
+    await item.waitFor({ timeout: UI_WAIT_MS });
+    expect((await item.boundingBox())?.width ?? 0).toBeGreaterThanOrEqual(200);
+    expect(await narrow.locator('.opt[data-option="item"] .opt-name').isVisible()).toBe(true);
+    await narrow.close();
   });
 });

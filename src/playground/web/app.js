@@ -363,6 +363,11 @@ async function start() {
   picker.addEventListener("change", () => switchUser(picker.value));
   $("home-dms").addEventListener("click", () => openChannel(dmChannelId()));
   $("guild-icon").addEventListener("click", () => openChannel(state.boot.defaultChannelId));
+  // In a narrow window the panel is a drawer over the chat: it starts closed there.
+  if (matchMedia("(max-width: 900px)").matches) {
+    document.body.classList.remove("panel-open");
+    $("panel-toggle").setAttribute("aria-expanded", "false");
+  }
   $("panel-toggle").addEventListener("click", () => {
     const open = document.body.classList.toggle("panel-open");
     $("panel-toggle").setAttribute("aria-expanded", String(open));
