@@ -39,6 +39,12 @@ export type ParsedLine =
 export const OPTION_TYPES: Readonly<Record<string, number>>;
 export function leafCommands(commands: readonly CommandDef[]): Leaf[];
 export function rankCommands(typed: string, leaves: readonly Leaf[]): Leaf[];
-export function commandOfLine(text: string, leaves: readonly Leaf[]): { leaf: Leaf; tail: string } | undefined;
+export function commandOfLine(
+  text: string,
+  leaves: readonly Leaf[],
+): { leaf: Leaf; tail: string } | undefined;
 export function parseCommandLine(text: string, leaves: readonly Leaf[], refs?: Refs): ParsedLine;
-export function problemWith(options: readonly OptionDef[], values: Record<string, string>): string | undefined;
+export function problemWith(
+  options: readonly OptionDef[],
+  values: Record<string, string>,
+): string | undefined;
