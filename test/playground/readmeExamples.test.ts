@@ -131,6 +131,7 @@ describe("the README's command examples, typed into the playground", () => {
 
   it("GIVEN every command example in the README WHEN typed verbatim into the playground THEN each is read without an option error and the bot answers it with a message or a form", async () => {
     const failures: string[] = [];
+    const refused: string[] = [];
     const examples = spans.filter((span) => classify(span, leaves, topNames) === "example");
     // In README order, except that what removes state (the key, a rule) runs last: the examples
     // after it in the text would otherwise only learn that there is nothing to act on.
@@ -171,7 +172,16 @@ describe("the README's command examples, typed into the playground", () => {
       const linkFirst = !/^\/account unlink/.test(span) && /Link your marketplace account first/.test(text);
       if (text === "" || /^`[a-z_]+`:/.test(text) || /error id/.test(text) || linkFirst) {
         failures.push(`${span}\n    the bot answered: ${text || "(nothing)"}`);
+      } else if (/^❌/.test(text)) {
+        refused.push(`${span}\n    ${text.split("\n")[0]}`);
       }
+    }
+    // Not failures (the bot understood and answered), but a newcomer running these in a fresh
+    // sandbox meets a refusal: the example's ids or items do not exist there. Said, not hidden.
+    if (refused.length > 0) {
+      process.stdout.write(
+        `\nNOTICE: ${refused.length} README example(s) ran but were refused in a fresh sandbox:\n  ${refused.join("\n  ")}\n\n`,
+      );
     }
     expect(failures, `README examples that do not run:\n  ${failures.join("\n  ")}`).toEqual([]);
     expect(pg.errorLogs()).toEqual([]);
