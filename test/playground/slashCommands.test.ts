@@ -155,6 +155,8 @@ describe("reading a typed command line", () => {
     expect(!choice.ok && choice.error).toMatch(/Lowest price, Newest/);
     const none = parseCommandLine("/sell list asset:1", leaves);
     expect(!none.ok && none.error).toBe("No command matches /sell.");
+    const bare = parseCommandLine("/account settings listing_alerts", leaves);
+    expect(!bare.ok && bare.error).toBe("“listing_alerts” needs a value: listing_alerts:…");
     const twice = parseCommandLine("/search item:a item:b", leaves);
     expect(!twice.ok && twice.error).toMatch(/given twice/);
   });

@@ -120,6 +120,9 @@ export function parseCommandLine(text, leaves, refs = {}) {
     const option = head && byName.get(head[1].toLowerCase());
     if (!head || !option) {
       const word = tail.slice(pos).split(/\s+/)[0];
+      if (!head && byName.has(word.toLowerCase())) {
+        return { ok: false, leaf, error: `“${word}” needs a value: ${word.toLowerCase()}:…` };
+      }
       const known = leaf.options.map((o) => o.name).join(", ") || "none";
       return {
         ok: false,
