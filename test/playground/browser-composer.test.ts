@@ -48,6 +48,15 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
   const composer = () => page.locator("#composer-input");
   const hint = () => page.locator(".composer-hint");
   const message = (text: string | RegExp) => page.locator("article.msg", { hasText: text }).last();
+  /** Types a command's name and picks it with Enter once the list offers it, as a user does. */
+  const typeCommand = async (target: Page, path: string) => {
+    await target.locator("#composer-input").fill(`/${path}`);
+    await target
+      .locator(`.composer-popup .popup-item[data-value="${path}"]`)
+      .waitFor({ timeout: UI_WAIT_MS });
+    await target.locator("#composer-input").press("Enter");
+    await target.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
+  };
   const leaveCommand = async () => {
     if ((await page.locator(".cmd-cancel").count()) > 0) await page.locator(".cmd-cancel").click();
     await composer().waitFor({ timeout: UI_WAIT_MS });
@@ -106,9 +115,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     const add = body.commands.find((c) => c.name === "watch")?.options?.find((o) => o.name === "add");
     const description = add?.options?.find((o) => o.name === "name")?.description ?? "";
     expect(description).not.toBe("");
-    await composer().fill("/watch add");
-    await composer().press("Enter");
-    await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
+    await typeCommand(page, "watch add");
     await expect
       .poll(() => page.locator(":focus").getAttribute("id"), { timeout: UI_WAIT_MS })
       .toBe("opt-name");
@@ -138,9 +145,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     for (let i = 0; i < 40; i += 1) double.postMessage(double.channelId, { content: `filler line ${i}` });
     const last = page.locator("article.msg", { hasText: "filler line 39" });
     await last.waitFor({ timeout: UI_WAIT_MS });
-    await composer().fill("/buyorder create");
-    await composer().press("Enter");
-    await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
+    await typeCommand(page, "buyorder create");
     for (const option of ["max_float", "min_float", "paint_seeds", "stickers", "keychains"]) {
       await page.locator(".cmd-add-option").selectOption(option);
     }
@@ -156,6 +161,8 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
 
   it("GIVEN a select menu in the last message WHEN opened THEN it opens upward, inside the chat", async () => {
     const double = pg.playground.double;
+    // Enough above it that the menu has room upward and none below.
+    for (let i = 0; i < 20; i += 1) double.postMessage(double.channelId, { content: `before the menu ${i}` });
     const options = Array.from({ length: 6 }, (_, i) => ({ label: `Choice ${i}`, value: `c${i}` }));
     double.postMessage(double.channelId, {
       content: "pick one near the bottom",
@@ -175,9 +182,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
 
   it("GIVEN alice linked and an order placed from a typed line WHEN she picks it in /buyorder list's menu THEN Cancel order cancels it", async () => {
     await leaveCommand();
-    await composer().fill("/account link");
-    await composer().press("Enter");
-    await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
+    await typeCommand(page, "account link");
     await page.locator(".send-button").click({ timeout: UI_WAIT_MS });
     await page.locator(".modal .modal-input").fill((await page.locator("#sandbox-key").textContent()) ?? "");
     await page.locator(".modal button[type=submit]").click({ timeout: UI_WAIT_MS });
@@ -193,8 +198,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     const orderId = /Buy order (\d+)/.exec((await created.textContent()) ?? "")?.[1] ?? "";
     expect(orderId).not.toBe("");
 
-    await composer().fill("/buyorder list");
-    await composer().press("Enter");
+    await typeCommand(page, "buyorder list");
     await page.locator(".send-button").click({ timeout: UI_WAIT_MS });
     const list = message("Your buy orders");
     await list.locator(".select-trigger").click({ timeout: UI_WAIT_MS });
@@ -258,8 +262,7 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     await narrow.goto(pg.url);
     await narrow.locator("body.ready").waitFor({ timeout: UI_WAIT_MS });
     expect(await narrow.locator("#panel").isVisible()).toBe(false);
-    await narrow.locator("#composer-input").fill("/buyorder create");
-    await narrow.locator("#composer-input").press("Enter");
+    await typeCommand(narrow, "buyorder create");
     const item = narrow.locator('.opt[data-option="item"] input');
     await item.waitFor({ timeout: UI_WAIT_MS });
     expect((await item.boundingBox())?.width ?? 0).toBeGreaterThanOrEqual(200);

@@ -88,6 +88,7 @@ describe.skipIf(!chromiumPath)("an open playground page when the bot restarts", 
     await page.locator('button[data-channel="general"]').click();
     await page.locator(`#messages[data-view="alice:${double.channelId}"]`).waitFor({ timeout: UI_WAIT_MS });
     await page.locator("#composer-input").fill("/help");
+    await page.locator('.composer-popup .popup-item[data-value="help"]').waitFor({ timeout: UI_WAIT_MS });
     await page.locator("#composer-input").press("Enter");
     await page.locator(".composer-box.command-mode").waitFor({ timeout: UI_WAIT_MS });
     await page.locator(".send-button").click();

@@ -71,7 +71,7 @@ export function createComposer(form, ctx) {
       }
     });
     input.addEventListener("blur", () =>
-      setTimeout(() => document.activeElement !== input && popup.close(), 150),
+      setTimeout(() => document.activeElement !== input && popup.closeFor(input), 150),
     );
     box.append(input);
     setHint("");
@@ -112,7 +112,8 @@ export function createComposer(form, ctx) {
       // Options are being typed after a command: say what will be read, or what is wrong.
       popup.close();
       const parsed = parseCommandLine(text, leaves, refs());
-      if (!parsed.ok) setHint(parsed.error, "error");
+      // Still being typed: said quietly; Enter says it as an error.
+      if (!parsed.ok) setHint(parsed.error, "muted");
       else if (parsed.missing.length > 0) setHint(`Still required: ${parsed.missing.join(", ")}.`, "muted");
       else setHint(`Enter runs /${parsed.leaf.path} with ${Object.keys(parsed.values).join(", ")}.`);
       return;
@@ -135,6 +136,8 @@ export function createComposer(form, ctx) {
         description: leaf.description,
         pick: () => commandMode(leaf),
       })),
+      undefined,
+      input,
     );
   };
 
@@ -229,7 +232,7 @@ export function createComposer(form, ctx) {
       if (option.autocomplete) scheduleAutocomplete(option, input, AUTOCOMPLETE_DELAY_MS);
     });
     input.addEventListener("blur", () =>
-      setTimeout(() => document.activeElement !== input && popup.close(), 150),
+      setTimeout(() => document.activeElement !== input && popup.closeFor(input), 150),
     );
     input.addEventListener("keydown", (event) => {
       if (popup.key(event)) {
@@ -295,6 +298,7 @@ export function createComposer(form, ctx) {
             },
           })),
           typed,
+          input,
         );
         if (answer.choices.length === 0) setHint(`No suggestions for “${typed}”.`, "muted");
       } catch (error) {

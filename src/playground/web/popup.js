@@ -12,11 +12,14 @@ export function createPopup(parent) {
   parent.append(popup);
   let items = [];
   let highlighted = 0;
+  /** The control whose list is shown: a late blur of another control must not close it. */
+  let owner;
 
   const close = () => {
     popup.hidden = true;
     popup.replaceChildren();
     items = [];
+    owner = undefined;
   };
 
   const highlight = (index) => {
@@ -27,9 +30,13 @@ export function createPopup(parent) {
     rows[highlighted].scrollIntoView({ block: "nearest" });
   };
 
-  /** `query`: which text the list answers (autocomplete), so the page and its tests can tell a stale list apart. */
-  const show = (title, list, query) => {
+  /**
+   * `query`: which text the list answers (autocomplete), so the page and its tests can tell a stale
+   * list apart; `by`: the control the list belongs to.
+   */
+  const show = (title, list, query, by) => {
     popup.replaceChildren();
+    owner = by;
     if (query === undefined) delete popup.dataset.query;
     else popup.dataset.query = query;
     items = list;
@@ -78,5 +85,10 @@ export function createPopup(parent) {
     return false;
   };
 
-  return { show, close, key, isOpen: () => !popup.hidden };
+  /** Closes the list if it is `control`'s (after that control lost the focus). */
+  const closeFor = (control) => {
+    if (owner === control) close();
+  };
+
+  return { show, close, closeFor, key, isOpen: () => !popup.hidden };
 }
