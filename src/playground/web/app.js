@@ -29,6 +29,8 @@ async function api(path, { method = "GET", body } = {}) {
     setOnline(false);
     throw new Error(OFFLINE);
   }
+  // An answer came, so the bot is reachable; the event stream catches up on its own.
+  setOnline(true);
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
   return data;
