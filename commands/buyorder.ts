@@ -3,13 +3,11 @@
 // editBuyOrder merges), and `clear` removes exactly the constraints listed.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { defineCommand, type BaseContext } from "../src/discord/command.ts";
+import { defineCommand } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
-import { numberedPaging, pageFromSubject } from "../src/discord/pager.ts";
 import { notice } from "../src/discord/render/embeds.ts";
 import { itemName } from "../src/discord/render/listing.ts";
-import { aggregatesEmbed, buyOrdersPageMessage } from "../src/discord/render/buyOrders.ts";
-import type { Reply } from "../src/discord/reply.ts";
+import { aggregatesEmbed } from "../src/discord/render/buyOrders.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption } from "../src/errors.ts";
 import {
@@ -23,7 +21,7 @@ import {
   parseSmallIdList,
   parseText,
 } from "../src/input/parse.ts";
-import { cancelBuyOrder, listBuyOrders, matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
+import { cancelBuyOrder, matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
 import { checkItemName } from "../src/trading/itemCheck.ts";
 import {
@@ -38,9 +36,8 @@ import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from ".
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { buyOrderAutocomplete } from "./buyorder/suggest.ts";
 import { itemNames } from "./search.ts";
+import { manageComponents, manageModals, ordersPage } from "./buyorder/manage.ts";
 
-const LOCAL = { page: "bo.page" } as const;
-const PAGE_TTL_MS = 30 * 60_000;
 const MAX_PAGE = 1000;
 const MAX_QUANTITY = 10_000;
 const MAX_KEYCHAINS = 6;
@@ -161,16 +158,6 @@ function parseClear(raw: string): ConstraintName[] {
   if (names.size === 0)
     throw invalidOption("clear", "name the constraints to remove, e.g. min_float, stickers");
   return [...names];
-}
-
-async function ordersPage(ctx: BaseContext, page: number): Promise<Reply> {
-  const trader = await linkedTrader(ctx);
-  const result = await listBuyOrders(trader.deps, { page });
-  const id = (p: number) => ctx.customId(LOCAL.page, String(p), { ttlMs: PAGE_TTL_MS });
-  return {
-    ephemeral: true,
-    ...buyOrdersPageMessage(result, numberedPaging(page, result.hasMore, id)),
-  };
 }
 
 export const command = defineCommand({
@@ -373,16 +360,12 @@ export const command = defineCommand({
   },
   components: {
     ...GUARD_COMPONENTS,
-    [LOCAL.page]: {
-      defer: "update",
-      async run(ctx) {
-        const { embeds, components } = await ordersPage(ctx, pageFromSubject(ctx.id.subject));
-        await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
-      },
-    },
+    // The list's paging, its order menu, and the chosen order's Edit and Cancel buttons.
+    ...manageComponents,
     // The confirmation becomes the receipt; refusals (caps, expired) arrive privately.
     [CONFIRM_ACTIONS.create]: { defer: "update", run: confirmCreate },
     [CONFIRM_ACTIONS.edit]: { defer: "update", run: confirmEdit },
     [CONFIRM_ACTIONS.dismiss]: { defer: false, run: dismiss },
   },
+  modals: manageModals,
 });

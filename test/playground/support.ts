@@ -30,6 +30,8 @@ export interface TestPlayground {
 /** The playground as `npm start` runs it without a token, on a fresh test database and free ports. */
 export async function startTestPlayground(
   env: Readonly<Record<string, string>> = {},
+  /** The page's port; 0 (default) picks a free one. A restart test gives the port the page had. */
+  port = 0,
 ): Promise<TestPlayground> {
   const db = await freshDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), "playground-test-"));
@@ -68,7 +70,7 @@ export async function startTestPlayground(
       pool: db.pool,
       close: async () => undefined,
     };
-    const playground = await startPlayground({ config, logger, port: 0, overrides: { database } });
+    const playground = await startPlayground({ config, logger, port, overrides: { database } });
     const sandbox = playground.app.sandbox;
     if (!sandbox) throw new Error("the playground started without its sandbox");
     let stopped: Promise<void> | undefined;

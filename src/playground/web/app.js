@@ -1,23 +1,37 @@
 // The playground page: a Discord-like client of the local Discord, acting as one of the simulated users.
 import { createComposer } from "./composer.js";
 import { mountInstalls } from "./install.js";
+import { createPresser } from "./components.js";
+import { openEvents, setOnline } from "./connection.js";
 import { refreshRelativeTimes } from "./markdown.js";
+import { createModals } from "./modal.js";
 import { createPanel } from "./panel.js";
 import { avatar, el, renderMessage } from "./render.js";
+import { keepPinned } from "./scroll.js";
 
 /** Messages by the same author within this window share one author line, as in Discord. */
 const GROUP_WINDOW_MS = 7 * 60_000;
-/** Discord keeps a pressed button spinning until the bot edits the message; give up after this. */
-const SPINNER_LIMIT_MS = 15_000;
 
 const $ = (id) => document.getElementById(id);
 
+/** Said wherever a request fails because the playground process is gone (stopped or restarting). */
+const OFFLINE = "The bot is offline: the page reconnects on its own when it is back.";
+
 async function api(path, { method = "GET", body } = {}) {
-  const response = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // fetch rejects only when no answer came at all: nothing listens on the port.
+    setOnline(false);
+    throw new Error(OFFLINE);
+  }
+  // An answer came, so the bot is reachable; the event stream catches up on its own.
+  setOnline(true);
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
   return data;
@@ -62,147 +76,13 @@ function notify(text, kind = "info") {
   setTimeout(() => toast.remove(), 6000);
 }
 
-// ---- interactions from the page ----------------------------------------------------------------
-
-async function pressComponent(message, customId, values, control) {
-  const article = document.querySelector(`article.msg[data-id="${CSS.escape(message.id)}"]`);
-  const error = article?.querySelector(".interaction-error");
-  if (error) error.textContent = "";
-  control.classList.add("pending");
-  control.disabled = true;
-  const release = () => {
-    control.classList.remove("pending");
-    control.disabled = false;
-  };
-  try {
-    const answer = await api("/api/interactions/component", {
-      method: "POST",
-      body: { user: state.me, messageId: message.id, customId, ...(values ? { values } : {}) },
-    });
-    if (!answer.ok) {
-      release();
-      if (error) error.textContent = "This interaction failed";
-      return;
-    }
-    if (answer.type === 9) openModal(answer.data);
-    // A deferred update ends when the bot edits the message, which redraws it without the spinner.
-    if (answer.type === 6) setTimeout(release, SPINNER_LIMIT_MS);
-    else release();
-  } catch (failure) {
-    release();
-    if (error) error.textContent = failure.message;
-  }
-}
-
-// ---- modals -------------------------------------------------------------------------------------
-
-/** The text inputs of a modal, whether wrapped in labels (type 18) or in action rows. */
-function modalInputs(modal) {
-  const inputs = [];
-  for (const row of modal.components ?? []) {
-    if (row.type === 18 && row.component) {
-      inputs.push({ label: row.label, description: row.description, input: row.component });
-    } else if (row.type === 1) {
-      for (const input of row.components ?? [])
-        inputs.push({ label: input.label, description: undefined, input });
-    } else if (row.type === 10) {
-      inputs.push({ text: row.content });
-    }
-  }
-  return inputs;
-}
-
-function openModal(modal) {
-  const root = $("modal-root");
-  root.replaceChildren();
-  const backdrop = el("div", "modal-backdrop");
-  const dialog = el("form", "modal");
-  dialog.setAttribute("role", "dialog");
-  dialog.setAttribute("aria-modal", "true");
-  dialog.setAttribute("aria-label", modal.title ?? "Form");
-  const header = el("div", "modal-header");
-  header.append(avatar(state.boot.bot, "small"), el("h2", "modal-title", modal.title ?? "Form"));
-  dialog.append(header);
-  const body = el("div", "modal-body");
-  const fields = [];
-  for (const item of modalInputs(modal)) {
-    if (item.text !== undefined) {
-      body.append(el("p", "modal-text", item.text));
-      continue;
-    }
-    const { input } = item;
-    if (input.type !== 4) {
-      body.append(el("p", "muted small", "(a component the playground does not show)"));
-      continue;
-    }
-    const required = input.required !== false;
-    const wrap = el("label", "modal-field");
-    const label = el("span", "modal-label", item.label ?? input.custom_id);
-    if (required) label.append(el("span", "required-star", " *"));
-    wrap.append(label);
-    if (item.description) wrap.append(el("span", "modal-description", item.description));
-    const control = el(input.style === 2 ? "textarea" : "input", "modal-input");
-    control.name = input.custom_id;
-    control.dataset.customId = input.custom_id;
-    if (input.placeholder) control.placeholder = input.placeholder;
-    if (input.value) control.value = input.value;
-    control.required = required;
-    if (input.min_length !== undefined) control.minLength = input.min_length;
-    if (input.max_length !== undefined) control.maxLength = input.max_length;
-    wrap.append(control);
-    body.append(wrap);
-    fields.push(control);
-  }
-  const error = el("div", "modal-error");
-  error.setAttribute("role", "alert");
-  body.append(error);
-  const footer = el("div", "modal-footer");
-  const cancel = el("button", "link-button", "Cancel");
-  cancel.type = "button";
-  const submit = el("button", "btn btn-primary", "Submit");
-  submit.type = "submit";
-  footer.append(cancel, submit);
-  dialog.append(body, footer);
-  const close = () => root.replaceChildren();
-  cancel.addEventListener("click", close);
-  backdrop.addEventListener("click", (event) => event.target === backdrop && close());
-  dialog.addEventListener("keydown", (event) => event.key === "Escape" && close());
-  dialog.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    submit.disabled = true;
-    try {
-      const answer = await api("/api/interactions/modal", {
-        method: "POST",
-        body: {
-          user: state.me,
-          customId: modal.custom_id,
-          fields: Object.fromEntries(fields.map((f) => [f.name, f.value])),
-        },
-      });
-      if (!answer.ok) {
-        error.textContent = "Something went wrong: the application did not respond.";
-        submit.disabled = false;
-        return;
-      }
-      close();
-      if (answer.type === 9) openModal(answer.data);
-    } catch (failure) {
-      error.textContent = failure.message;
-      submit.disabled = false;
-    }
-  });
-  backdrop.append(dialog);
-  root.append(backdrop);
-  (fields[0] ?? submit).focus();
-}
-
 // ---- messages -------------------------------------------------------------------------------------
 
 const renderContext = () => ({
   names: names(),
   boot: state.boot,
   fileUrl: (url) => `${url}?user=${encodeURIComponent(state.me)}`,
-  pressComponent,
+  pressComponent: (...args) => pressComponent(...args),
   dismiss(id) {
     state.dismissed.add(id);
     document.querySelector(`article.msg[data-id="${CSS.escape(id)}"]`)?.remove();
@@ -229,7 +109,7 @@ function drawMessages() {
     list.append(renderMessage(m, ctx, continues(previous, m)));
     previous = m;
   }
-  list.scrollTop = list.scrollHeight;
+  pinner.pin();
   // Which user's view of which channel is on screen (tests wait on it after a switch).
   list.dataset.view = `${state.me}:${state.channelId}`;
 }
@@ -333,7 +213,8 @@ function drawRail() {
   $("guild-icon").classList.toggle("active", !isDm(state.channelId));
 }
 
-async function openChannel(channelId) {
+/** `keepDraft`: a reconnect redraws the same place, so what is being typed in the composer stays. */
+async function openChannel(channelId, keepDraft = false) {
   state.channelId = channelId;
   state.unread.delete(channelId);
   drawRail();
@@ -341,7 +222,7 @@ async function openChannel(channelId) {
   $("chat-topic").textContent = isDm(channelId)
     ? "Alerts and private answers from the bot"
     : "Slash commands run here; replies are public unless marked “Only you can see this”";
-  composer.reset();
+  if (!keepDraft) composer.reset();
   const user = state.me;
   if (!state.messages.has(channelId)) {
     // Collects live events from now on, so nothing posted during the fetch is lost.
@@ -363,7 +244,7 @@ async function openChannel(channelId) {
   if (state.channelId !== channelId || state.me !== user) return;
   drawMessages();
   await loadCommands();
-  composer.focus();
+  if (!keepDraft) composer.focus();
 }
 
 async function loadCommands() {
@@ -373,34 +254,48 @@ async function loadCommands() {
   composer.setCommands(commands);
 }
 
+// ---- the live connection --------------------------------------------------------------------------
+
 /** Resolves once the server streams this user's events: only then is a fetched history complete. */
 function connectEvents() {
   state.events?.close();
-  const events = new EventSource(`/api/events?user=${encodeURIComponent(state.me)}`);
-  let opened = false;
-  const open = new Promise((resolve) => {
-    events.addEventListener("open", () => {
-      // After a reconnect, what happened in between is fetched again.
-      if (opened) {
-        state.messages.clear();
-        openChannel(state.channelId);
-      }
-      opened = true;
-      resolve();
-    });
-  });
-  events.addEventListener("message", (event) => {
-    const { message } = JSON.parse(event.data);
-    upsert(message);
-    if (message.author.bot) panelSoon();
-  });
-  events.addEventListener("delete", (event) => {
-    const { id, channelId } = JSON.parse(event.data);
-    remove(id, channelId);
-  });
-  events.addEventListener("commands", () => loadCommands());
+  const events = openEvents(
+    `/api/events?user=${encodeURIComponent(state.me)}`,
+    {
+      message: ({ message }) => {
+        upsert(message);
+        if (message.author.bot) panelSoon();
+      },
+      delete: ({ id, channelId }) => remove(id, channelId),
+      commands: () => loadCommands(),
+    },
+    () => resync().catch((error) => notify(error.message, "error")),
+  );
   state.events = events;
-  return open;
+  return events.opened;
+}
+
+/**
+ * After a reconnect: users, channels and the DM with the bot are looked up again (by name: a
+ * restarted bot's local Discord gave them new ids), then the open channel, the commands and the
+ * panel are fetched as if the page had just loaded.
+ */
+async function resync() {
+  const before = state.boot;
+  const boot = await api("/api/bootstrap");
+  const wasDm = isDm(state.channelId);
+  const channel = before.guild.channels.find((c) => c.id === state.channelId);
+  state.boot = boot;
+  if (!meUser()) state.me = boot.users[0].username;
+  drawUsers();
+  drawGuild();
+  state.messages.clear();
+  state.unread.clear();
+  const again = boot.guild.channels.find((c) => c.name === channel?.name);
+  await openChannel(wasDm ? dmChannelId() : (again?.id ?? boot.defaultChannelId), true);
+  if (panel) await panel.refresh();
+  // Which connection the views were last fetched for (tests wait on it after a restart).
+  document.body.dataset.synced = String(Number(document.body.dataset.synced ?? "0") + 1);
 }
 
 let panelTimer;
@@ -432,28 +327,44 @@ async function switchUser(username) {
 
 let panel;
 let composer;
+let pinner;
+let openModal;
+let pressComponent;
+
+function drawGuild() {
+  const { name } = state.boot.guild;
+  $("guild-name").textContent = name;
+  $("guild-icon").textContent = name
+    .split(/\s+/)
+    .map((w) => w[0])
+    .join("")
+    .slice(0, 2);
+  $("guild-icon").title = name;
+}
+
+function drawUsers() {
+  const picker = $("user-picker");
+  picker.replaceChildren(...state.boot.users.map((u) => new Option(u.displayName, u.username)));
+  picker.value = state.me;
+}
 
 async function start() {
   state.boot = await api("/api/bootstrap");
   state.channelId = state.boot.defaultChannelId;
+  pinner = keepPinned($("messages"));
+  openModal = createModals({ api, me: () => state.me, bot: () => state.boot.bot });
+  pressComponent = createPresser({ api, me: () => state.me, openModal });
   composer = createComposer($("composer"), {
     api,
     me: () => state.me,
     channelId: () => state.channelId,
     channelName,
-    boot: state.boot,
+    boot: () => state.boot,
     openModal,
     notify,
   });
-  $("guild-name").textContent = state.boot.guild.name;
-  $("guild-icon").textContent = state.boot.guild.name
-    .split(/\s+/)
-    .map((w) => w[0])
-    .join("")
-    .slice(0, 2);
-  $("guild-icon").title = state.boot.guild.name;
+  drawGuild();
   const picker = $("user-picker");
-  for (const u of state.boot.users) picker.append(new Option(u.displayName, u.username));
   const installs = mountInstalls(document.querySelector(".sidebar-scroll"), {
     api,
     me: () => state.me,
@@ -465,6 +376,11 @@ async function start() {
   picker.addEventListener("change", () => switchUser(picker.value).then(() => installs.refresh()));
   $("home-dms").addEventListener("click", () => openChannel(dmChannelId()));
   $("guild-icon").addEventListener("click", () => openChannel(state.boot.defaultChannelId));
+  // In a narrow window the panel is a drawer over the chat: it starts closed there.
+  if (matchMedia("(max-width: 900px)").matches) {
+    document.body.classList.remove("panel-open");
+    $("panel-toggle").setAttribute("aria-expanded", "false");
+  }
   $("panel-toggle").addEventListener("click", () => {
     const open = document.body.classList.toggle("panel-open");
     $("panel-toggle").setAttribute("aria-expanded", String(open));
@@ -482,6 +398,8 @@ async function start() {
     );
   const wanted = new URL(location.href).searchParams.get("user");
   const first = state.boot.users.find((u) => u.username === wanted) ?? state.boot.users[0];
+  state.me = first.username;
+  drawUsers();
   await switchUser(first.username);
   await installs.refresh();
   setInterval(() => refreshRelativeTimes(), 10_000);

@@ -1,81 +1,26 @@
-// The message box: plain messages, and slash commands built from the bot's registered definitions.
+// The message box: plain messages, and slash commands built from the bot's registered definitions,
+// picked from the list or typed/pasted whole (`/search item:… max_price:120`) as in Discord's client.
+import { optionInput } from "./optionInput.js";
+import { createPopup } from "./popup.js";
 import { el } from "./render.js";
+import { commandOfLine, leafCommands, parseCommandLine, problemWith, rankCommands } from "./slashCommands.js";
 
-const T = {
-  SUB: 1,
-  GROUP: 2,
-  STRING: 3,
-  INTEGER: 4,
-  BOOLEAN: 5,
-  USER: 6,
-  CHANNEL: 7,
-  ROLE: 8,
-  MENTIONABLE: 9,
-  NUMBER: 10,
-  ATTACHMENT: 11,
-};
-const TYPE_NAMES = {
-  3: "text",
-  4: "integer",
-  5: "true/false",
-  6: "user",
-  7: "channel",
-  8: "role",
-  9: "mention",
-  10: "number",
-  11: "file",
-};
 const AUTOCOMPLETE_DELAY_MS = 200;
-
-/** Every command a user can run, flattened as Discord lists them: "/watch add", "/watch list"... */
-export function leafCommands(commands) {
-  const leaves = [];
-  for (const command of commands) {
-    const options = command.options ?? [];
-    const subs = options.filter((o) => o.type === T.SUB || o.type === T.GROUP);
-    if (subs.length === 0) {
-      leaves.push({ path: command.name, description: command.description, options });
-      continue;
-    }
-    for (const sub of subs) {
-      if (sub.type === T.SUB) {
-        leaves.push({
-          path: `${command.name} ${sub.name}`,
-          description: sub.description,
-          options: sub.options ?? [],
-        });
-      } else {
-        for (const leaf of sub.options ?? []) {
-          leaves.push({
-            path: `${command.name} ${sub.name} ${leaf.name}`,
-            description: leaf.description,
-            options: leaf.options ?? [],
-          });
-        }
-      }
-    }
-  }
-  return leaves;
-}
 
 /**
  * @param {HTMLFormElement} form
- * @param {object} ctx app context: api, me(), channelId(), boot, channelName(), openModal(), notify()
+ * @param {object} ctx app context: api, me(), channelId(), boot(), channelName(), openModal(), notify()
  */
 export function createComposer(form, ctx) {
-  const popup = el("div", "composer-popup");
-  popup.hidden = true;
-  popup.setAttribute("role", "listbox");
+  const popup = createPopup(form);
   const box = el("div", "composer-box");
   const hint = el("div", "composer-hint");
   hint.setAttribute("aria-live", "polite");
-  form.append(popup, box, hint);
+  form.append(box, hint);
 
   let leaves = [];
   /** @type {{ leaf: object, shown: string[] } | undefined} */
   let active;
-  let popupItems = [];
-  let highlighted = 0;
   let autocompleteTimer;
   let autocompleteSeq = 0;
 
@@ -83,79 +28,23 @@ export function createComposer(form, ctx) {
     hint.textContent = text ?? "";
     hint.className = `composer-hint ${kind}`.trim();
   };
-
-  const closePopup = () => {
-    popup.hidden = true;
-    popup.replaceChildren();
-    popupItems = [];
+  /** A pending or shown suggestion list goes: a slower answer must not reopen it. */
+  const dropSuggestions = () => {
+    clearTimeout(autocompleteTimer);
+    autocompleteSeq += 1;
+    popup.close();
   };
-
-  const showPopup = (title, items, query) => {
-    popup.replaceChildren();
-    // Which text the list answers (autocomplete): the page and its tests can tell a stale list apart.
-    if (query === undefined) delete popup.dataset.query;
-    else popup.dataset.query = query;
-    popupItems = items;
-    highlighted = 0;
-    if (items.length === 0) {
-      closePopup();
-      return;
-    }
-    popup.append(el("div", "popup-title", title));
-    items.forEach((item, index) => {
-      const row = el("div", "popup-item");
-      row.setAttribute("role", "option");
-      row.dataset.value = item.key;
-      row.append(el("span", "popup-item-name", item.name));
-      if (item.description) row.append(el("span", "popup-item-description", item.description));
-      row.addEventListener("mousedown", (event) => {
-        // Keep the input's focus: a click should pick, not blur first.
-        event.preventDefault();
-        item.pick();
-      });
-      row.addEventListener("mousemove", () => highlight(index));
-      popup.append(row);
-    });
-    popup.hidden = false;
-    highlight(0);
-  };
-
-  const highlight = (index) => {
-    const rows = popup.querySelectorAll(".popup-item");
-    if (rows.length === 0) return;
-    highlighted = (index + rows.length) % rows.length;
-    rows.forEach((row, i) => row.classList.toggle("highlighted", i === highlighted));
-    rows[highlighted].scrollIntoView({ block: "nearest" });
-  };
-
-  /** Arrow keys and Enter/Tab inside an open popup; true when the key was used. */
-  const popupKey = (event) => {
-    if (popup.hidden || popupItems.length === 0) return false;
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-      event.preventDefault();
-      highlight(highlighted + (event.key === "ArrowDown" ? 1 : -1));
-      return true;
-    }
-    if (event.key === "Enter" || event.key === "Tab") {
-      event.preventDefault();
-      popupItems[highlighted]?.pick();
-      return true;
-    }
-    if (event.key === "Escape") {
-      event.preventDefault();
-      closePopup();
-      return true;
-    }
-    return false;
-  };
+  const refs = () => ({
+    users: ctx.boot().users,
+    channels: ctx.boot().guild.channels,
+    roles: ctx.boot().guild.roles,
+  });
 
   // ---- plain text mode ----------------------------------------------------------------------
 
   const textMode = (initial = "") => {
     active = undefined;
-    clearTimeout(autocompleteTimer);
-    autocompleteSeq += 1;
-    closePopup();
+    dropSuggestions();
     box.replaceChildren();
     box.classList.remove("command-mode");
     const input = el("textarea", "composer-input");
@@ -164,32 +53,74 @@ export function createComposer(form, ctx) {
     input.placeholder = `Message ${ctx.channelName()} — type / for commands`;
     input.value = initial;
     input.setAttribute("aria-label", "Message or slash command");
-    input.addEventListener("input", () => suggestCommands(input));
+    input.addEventListener("input", (event) => {
+      // A pasted command line fills the command's options at once, as Discord's client does.
+      if (event.inputType === "insertFromPaste" && takeLine(input.value, false)) return;
+      suggestCommands(input);
+    });
     input.addEventListener("keydown", (event) => {
-      if (popupKey(event)) return;
+      if (event.key === "Enter" && !event.shiftKey && lineHasOptions(input.value)) {
+        event.preventDefault();
+        takeLine(input.value, true);
+        return;
+      }
+      if (popup.key(event)) return;
       if (event.key === "Enter" && !event.shiftKey) {
         event.preventDefault();
         sendText(input);
       }
     });
-    input.addEventListener("blur", () => setTimeout(closePopup, 150));
+    input.addEventListener("blur", () =>
+      setTimeout(() => document.activeElement !== input && popup.closeFor(input), 150),
+    );
     box.append(input);
     setHint("");
     return input;
   };
 
+  /** A line naming a command and then more: options to read rather than a command to pick. */
+  const lineHasOptions = (text) => {
+    const found = commandOfLine(text.trim(), leaves);
+    return found !== undefined && found.tail.trim() !== "";
+  };
+
+  /**
+   * A whole command line: its options fill the command's boxes; with every required one there and
+   * `send`, it runs at once. False when the line names no command.
+   */
+  const takeLine = (text, send) => {
+    const parsed = parseCommandLine(text, leaves, refs());
+    if (!parsed.ok) {
+      if (!parsed.leaf) return false;
+      setHint(parsed.error, "error");
+      return true;
+    }
+    commandMode(parsed.leaf, parsed.values);
+    if (send && parsed.missing.length === 0) submitCommand();
+    return true;
+  };
+
   const suggestCommands = (input) => {
     const text = input.value;
     if (!text.startsWith("/")) {
-      closePopup();
+      popup.close();
+      setHint("");
       return;
     }
-    const typed = text.slice(1).trim().toLowerCase();
-    const matches = leaves.filter(
-      (l) => l.path.startsWith(typed) || (typed.length > 1 && l.path.includes(typed)),
-    );
+    const typed = commandOfLine(text.trim(), leaves);
+    if (typed && typed.tail.trim() !== "") {
+      // Options are being typed after a command: say what will be read, or what is wrong.
+      popup.close();
+      const parsed = parseCommandLine(text, leaves, refs());
+      // Still being typed: said quietly; Enter says it as an error.
+      if (!parsed.ok) setHint(parsed.error, "muted");
+      else if (parsed.missing.length > 0) setHint(`Still required: ${parsed.missing.join(", ")}.`, "muted");
+      else setHint(`Enter runs /${parsed.leaf.path} with ${Object.keys(parsed.values).join(", ")}.`);
+      return;
+    }
+    const matches = rankCommands(text.slice(1), leaves);
     if (matches.length === 0) {
-      closePopup();
+      popup.close();
       setHint(
         leaves.length === 0 ? "The bot has not registered any commands yet." : "No command matches.",
         "muted",
@@ -197,14 +128,16 @@ export function createComposer(form, ctx) {
       return;
     }
     setHint("");
-    showPopup(
-      `Commands matching /${typed}`,
+    popup.show(
+      `Commands matching ${text.trim()}`,
       matches.map((leaf) => ({
         key: leaf.path,
         name: `/${leaf.path}`,
         description: leaf.description,
         pick: () => commandMode(leaf),
       })),
+      undefined,
+      input,
     );
   };
 
@@ -212,9 +145,7 @@ export function createComposer(form, ctx) {
     const content = input.value.trim();
     if (!content) return;
     if (content.startsWith("/")) {
-      const leaf = leaves.find((l) => l.path === content.slice(1).trim());
-      if (leaf) commandMode(leaf);
-      else setHint(`No command called ${content}.`, "error");
+      if (!takeLine(content, true)) setHint(`No command called ${content.split(/\s+/)[0]}.`, "error");
       return;
     }
     try {
@@ -230,22 +161,23 @@ export function createComposer(form, ctx) {
 
   // ---- command mode ---------------------------------------------------------------------------
 
-  const commandMode = (leaf) => {
-    closePopup();
-    const required = leaf.options.filter((o) => o.required).map((o) => o.name);
-    active = { leaf, shown: required };
-    drawCommand();
-    const first = box.querySelector(".opt-input");
-    (first ?? box.querySelector(".send-button"))?.focus();
+  /** `values`: options already known (typed on the line); the first required one still empty gets the cursor. */
+  const commandMode = (leaf, values = {}) => {
+    dropSuggestions();
+    const shown = leaf.options.filter((o) => o.required || o.name in values).map((o) => o.name);
+    active = { leaf, shown };
+    drawCommand(values);
     setHint(leaf.description ?? "");
+    // After the command's hint: focusing a box says what that option is.
+    const empty = [...box.querySelectorAll(".opt-input")].find((i) => i.value === "" && !i.disabled);
+    (empty ?? box.querySelector(".send-button"))?.focus();
   };
 
   const currentValues = () => {
     const values = {};
     for (const field of box.querySelectorAll(".opt")) {
       const input = field.querySelector(".opt-input");
-      if (!input) continue;
-      values[field.dataset.option] = input.value;
+      if (input) values[field.dataset.option] = input.value;
     }
     return values;
   };
@@ -287,68 +219,30 @@ export function createComposer(form, ctx) {
   const optionField = (option, value) => {
     const field = el("div", `opt${option.required ? " required" : ""}`);
     field.dataset.option = option.name;
+    const input = optionInput(option, ctx.boot());
     const label = el("label", "opt-name", option.name);
-    const id = `opt-${option.name}`;
-    label.htmlFor = id;
-    let input;
-    const choices = option.choices ?? [];
-    if (choices.length > 0) {
-      input = el("select", "opt-input");
-      input.append(new Option("Choose…", ""));
-      for (const c of choices) input.append(new Option(c.name, String(c.value)));
-    } else if (option.type === T.BOOLEAN) {
-      input = el("select", "opt-input");
-      input.append(new Option("Choose…", ""), new Option("True", "true"), new Option("False", "false"));
-    } else if (option.type === T.USER || option.type === T.MENTIONABLE) {
-      input = el("select", "opt-input");
-      input.append(new Option("Choose a user…", ""));
-      for (const u of ctx.boot.users) input.append(new Option(u.displayName, u.id));
-      if (option.type === T.MENTIONABLE)
-        for (const r of ctx.boot.guild.roles) input.append(new Option(`@${r.name}`, r.id));
-    } else if (option.type === T.ROLE) {
-      input = el("select", "opt-input");
-      input.append(new Option("Choose a role…", ""));
-      for (const r of ctx.boot.guild.roles) input.append(new Option(r.name, r.id));
-    } else if (option.type === T.CHANNEL) {
-      input = el("select", "opt-input");
-      input.append(new Option("Choose a channel…", ""));
-      // The bot's channel options ask for text channels; voice channels are never offered.
-      for (const c of ctx.boot.guild.channels)
-        if (c.type === "text") input.append(new Option(`#${c.name}`, c.id));
-    } else if (option.type === T.ATTACHMENT) {
-      input = el("input", "opt-input");
-      input.disabled = true;
-      input.placeholder = "files are not supported here";
-    } else {
-      input = el("input", "opt-input");
-      input.autocomplete = "off";
-      if (option.type === T.INTEGER || option.type === T.NUMBER) {
-        input.type = "text";
-        input.inputMode = option.type === T.INTEGER ? "numeric" : "decimal";
-      }
-      if (option.max_length) input.maxLength = option.max_length;
-      input.placeholder = option.autocomplete
-        ? "start typing for suggestions"
-        : (TYPE_NAMES[option.type] ?? "");
-    }
-    input.id = id;
+    label.htmlFor = input.id;
     if (value !== undefined) input.value = value;
     input.addEventListener("focus", () => {
       setHint(`${option.name}${option.required ? " (required)" : ""}: ${option.description ?? ""}`);
       if (option.autocomplete) scheduleAutocomplete(option, input, 0);
-      else closePopup();
+      else dropSuggestions();
     });
     input.addEventListener("input", () => {
       if (option.autocomplete) scheduleAutocomplete(option, input, AUTOCOMPLETE_DELAY_MS);
     });
     input.addEventListener("blur", () =>
-      setTimeout(() => document.activeElement !== input && closePopup(), 150),
+      setTimeout(() => document.activeElement !== input && popup.closeFor(input), 150),
     );
     input.addEventListener("keydown", (event) => {
-      if (popupKey(event)) return;
+      if (popup.key(event)) {
+        // Escape closes the suggestions and keeps the command; an answer still on its way stays closed.
+        if (event.key === "Escape") dropSuggestions();
+        return;
+      }
       if (event.key === "Escape") {
         event.preventDefault();
-        textMode().focus();
+        dropSuggestions();
       }
     });
     field.append(label, input);
@@ -390,20 +284,21 @@ export function createComposer(form, ctx) {
         if (seq !== autocompleteSeq || document.activeElement !== input) return;
         if (!answer.ok) {
           setHint("Loading options failed (the bot did not answer in time).", "error");
-          closePopup();
+          popup.close();
           return;
         }
-        showPopup(
-          `${option.name}: suggestions from ${ctx.boot.bot.displayName}`,
+        popup.show(
+          `${option.name}: suggestions from ${ctx.boot().bot.displayName}`,
           answer.choices.map((c) => ({
             key: String(c.value),
             name: c.name,
             pick: () => {
               input.value = String(c.value);
-              closePopup();
+              popup.close();
             },
           })),
           typed,
+          input,
         );
         if (answer.choices.length === 0) setHint(`No suggestions for “${typed}”.`, "muted");
       } catch (error) {
@@ -419,33 +314,8 @@ export function createComposer(form, ctx) {
     return out;
   };
 
-  const validate = () => {
-    const values = filledValues();
-    for (const option of active.leaf.options) {
-      const value = values[option.name];
-      if (value === undefined) {
-        if (option.required) return `Fill in “${option.name}”: it is required.`;
-        continue;
-      }
-      if (option.type === T.INTEGER || option.type === T.NUMBER) {
-        const n = Number(value);
-        if (!Number.isFinite(n) || (option.type === T.INTEGER && !Number.isInteger(n))) {
-          return `“${option.name}” must be ${option.type === T.INTEGER ? "a whole number" : "a number"}.`;
-        }
-        if (option.min_value !== undefined && n < option.min_value)
-          return `“${option.name}” must be at least ${option.min_value}.`;
-        if (option.max_value !== undefined && n > option.max_value)
-          return `“${option.name}” must be at most ${option.max_value}.`;
-      }
-      if (option.type === T.STRING && option.min_length !== undefined && value.length < option.min_length) {
-        return `“${option.name}” needs at least ${option.min_length} characters.`;
-      }
-    }
-    return undefined;
-  };
-
   const submitCommand = async () => {
-    const problem = validate();
+    const problem = problemWith(active.leaf.options, filledValues());
     if (problem) {
       setHint(problem, "error");
       return;

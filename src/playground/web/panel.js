@@ -1,5 +1,6 @@
 // The sandbox drawer: the user's key, and buttons that make the marketplace do things (list, outbid, sell, time, faults).
 import { createInventoryCard } from "./inventory.js";
+import { button, card, faultLabel, field, FAULT_KINDS, FAULT_ROUTES, input, select } from "./panelParts.js";
 import { el } from "./render.js";
 import { rivalsCard } from "./rivals.js";
 
@@ -11,57 +12,6 @@ const toCents = (text) => {
 
 /** The README's example item; the rest of the names come from the sandbox's catalog (GET /api/sandbox). */
 const DEFAULT_ITEM = "Falcon Rifle | Ember Tide (Pristine)";
-
-const FAULT_ROUTES = [
-  ["/listings", "New-listing feed and search (GET /listings)"],
-  ["/listings/*", "One listing (GET /listings/{id})"],
-  ["/listings/buy", "Buying (POST /listings/buy)"],
-  ["/listings/*/bid", "Bidding (POST /listings/{id}/bid)"],
-  ["/me/trades", "Trades (GET /me/trades)"],
-  ["**", "Every route"],
-];
-
-const FAULT_KINDS = [
-  ["5xx", "5xx: service unavailable"],
-  ["429", "429: rate limited"],
-  ["latency", "Latency: 3 s (slow, but answers)"],
-  ["hang", "Hang: never answers (the bot gives up after its 10 s timeout)"],
-];
-
-function field(labelText, input, hint) {
-  const wrap = el("label", "panel-field");
-  wrap.append(el("span", "panel-label", labelText), input);
-  if (hint) wrap.append(el("span", "panel-hint", hint));
-  return wrap;
-}
-
-function input(name, placeholder, value = "") {
-  const node = el("input", "panel-input");
-  node.name = name;
-  node.placeholder = placeholder;
-  node.value = value;
-  node.autocomplete = "off";
-  return node;
-}
-
-function select(name, pairs) {
-  const node = el("select", "panel-input");
-  node.name = name;
-  for (const [value, label] of pairs) node.append(new Option(label, value));
-  return node;
-}
-
-function button(text, className = "btn btn-secondary") {
-  const node = el("button", className, text);
-  node.type = "button";
-  return node;
-}
-
-function card(title, ...children) {
-  const section = el("section", "panel-card");
-  section.append(el("h3", "panel-card-title", title), ...children);
-  return section;
-}
 
 /**
  * @param {HTMLElement} root the drawer
@@ -344,7 +294,7 @@ export function createPanel(root, ctx) {
   const faultKind = select("kind", FAULT_KINDS);
   const faultList = el("ul", "panel-faults");
   const showFaults = (faults) => {
-    faultList.replaceChildren(...faults.map((f) => el("li", "", `${f.kind} on ${f.path}`)));
+    faultList.replaceChildren(...faults.map((f) => el("li", "", faultLabel(f))));
     if (faults.length === 0) faultList.append(el("li", "muted", "No faults: the marketplace behaves."));
   };
   const inject = button("Inject fault", "btn btn-danger");
@@ -407,8 +357,21 @@ export function createPanel(root, ctx) {
   return {
     /** For a newly picked user: their key and balance, and a clean form. */
     async refresh() {
+      // Nothing typed or made for the previous user stays: their listing, auction id, messages.
       ruleTemplate = undefined;
       ruleNote.textContent = "";
+      for (const [node, value] of [
+        [itemInput, DEFAULT_ITEM],
+        [priceInput, "12.50"],
+        [floatInput, ""],
+        [typeSelect, "buy_now"],
+        [bidListing, ""],
+        [bidMax, "40.00"],
+      ])
+        node.value = value;
+      lastListing.textContent = "";
+      delete lastListing.dataset.listingId;
+      say("", "");
       await update();
     },
     /** After the bot said something: a rule, a purchase or a sale may have changed what is shown. */

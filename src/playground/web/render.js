@@ -1,5 +1,6 @@
 // Messages as Discord draws them: author line, markdown, embeds, attachments, buttons and select menus.
 import { inline, renderMarkdown, safeHttpUrl } from "./markdown.js";
+import { placeMenu } from "./placement.js";
 
 export const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -283,6 +284,7 @@ function renderSelect(component, message, ctx) {
   }
   trigger.addEventListener("click", () => {
     list.hidden = !list.hidden;
+    if (!list.hidden) placeMenu(wrap, trigger, list);
   });
   wrap.append(trigger, list);
   return wrap;
