@@ -180,7 +180,12 @@ describe("/buyorder guard", () => {
     const digest = s.dms(alice).find((m) => textOf(m).includes(orderId)) as StoredMessage;
     const off = buttonId(digest, `Turn off guard on ${orderId}`);
 
-    const refused = await answer(s.bot.double.button(bob, off, digest));
+    // Bob cannot see alice's DM: he presses her button's id copied onto a server message.
+    const copied = s.bot.double.postMessage(s.bot.double.channelId, {
+      content: "alice's digest, copied",
+      components: [{ type: 1, components: [{ type: 2, style: 4, label: "Turn off", custom_id: off }] }],
+    });
+    const refused = await answer(s.bot.double.button(bob, off, copied));
     expect(textOf(refused)).toContain("isn't yours");
     const byName = await guard(bob, { order: orderId, off: true });
     expect(textOf(byName)).toContain(`You have no guard on order ${orderId}`);

@@ -58,6 +58,9 @@ export async function placeOrder(
   user: BotUser,
   o: { item: string; maxPrice: string; quantity?: number; minFloat?: string; maxFloat?: string },
 ): Promise<string> {
+  // /buyorder create takes only names the market knows: a listing priced far above any order
+  // makes this test's own item one, without filling anything.
+  bot.sandbox.control.createListing({ market_hash_name: o.item, price: 999_900 });
   const confirmation = await answer(
     bot.double.slash(user, "buyorder create", {
       item: o.item,

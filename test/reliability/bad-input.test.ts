@@ -371,6 +371,17 @@ const CASES: readonly BadCase[] = [
     send: slash("watchlist remove", { listing: "-1" }),
     says: option("listing"),
   },
+  // /portfolio
+  {
+    name: '/portfolio summary period "forever" (an old client)',
+    send: rawSlash("portfolio summary", [{ name: "period", type: S, value: "forever" }]),
+    says: option("period"),
+  },
+  {
+    name: "/portfolio export item with a line break",
+    send: slash("portfolio export", { item: "Rifle\nPlain" }),
+    says: option("item"),
+  },
   // /trades
   { name: '/trades view trade "12a"', send: slash("trades view", { trade: "12a" }), says: option("trade") },
   { name: '/trades accept trade "-1"', send: slash("trades accept", { trade: "-1" }), says: option("trade") },

@@ -196,7 +196,13 @@ describe("snipe mode through Discord", () => {
     const dm = dmsAbout(alice, "Bought:").find((m) => textOf(m).includes("disarm me")) as StoredMessage;
     expect(dm).toBeDefined();
 
-    const intruder = await answer(bot.double.button(bob, buttonId(dm, "Disarm"), dm));
+    // Bob cannot see alice's DM: he presses her button's id copied onto a server message.
+    const disarm = buttonId(dm, "Disarm");
+    const copied = bot.double.postMessage(bot.double.channelId, {
+      content: "alice's outcome DM, copied",
+      components: [{ type: 1, components: [{ type: 2, style: 4, label: "Disarm", custom_id: disarm }] }],
+    });
+    const intruder = await answer(bot.double.button(bob, disarm, copied));
     expect(isEphemeral(intruder)).toBe(true);
     expect(textOf(intruder)).not.toContain("Disarmed");
 
