@@ -1,163 +1,30 @@
 // The control surface: drive the sandbox from tests, benchmarks and the playground (methods and /_control HTTP).
+// The methods live by subject under control/ (users, listings, trades, buy orders); this module
+// composes them with the clock, faults and stats, and serves them over HTTP.
 import { z } from "zod";
-import { createBuyOrder, isOpen, ownOrder } from "./buyOrders.ts";
 import { catalogItems } from "./catalog.ts";
-import { badRequest, ErrorCode, notFound } from "./errors.ts";
-import { makeAsset, makeUser, modelPrice, type ItemSpec } from "./factory.ts";
+import { badRequest } from "./errors.ts";
 import { FaultBook, FaultSpec } from "./faults.ts";
 import { IdField, MoneyField, ok, parseBody, Router } from "./http.ts";
-import { completeSale, createListing, listingOf, placeBid } from "./listings.ts";
-import { acceptOffer, createOffer, declineOffer } from "./offers.ts";
-import { reverseTrade } from "./trades.ts";
-import {
-  bidJson,
-  buyOrderJson,
-  iso,
-  listingJson,
-  offerJson,
-  tradeJson,
-  type BidJson,
-  type BuyOrderJson,
-  type ListingJson,
-  type OfferJson,
-  type TradeJson,
-} from "./render.ts";
-import type { DemoUser, World } from "./seed.ts";
-import { DAY, type Store, type UserRec } from "./state.ts";
+import { buyOrderControl, type BuyOrderControl } from "./control/buyOrders.ts";
+import { ListingTemplate, listingControl, type ListingControl } from "./control/listings.ts";
+import { tradeControl, type TradeControl } from "./control/trades.ts";
+import { userControl, type UserControl } from "./control/users.ts";
+import { iso } from "./render.ts";
+import type { World } from "./seed.ts";
+import type { Store } from "./state.ts";
 import type { Stats } from "./stats.ts";
 
-const StickerPin = z.union([
-  z.number().int().nonnegative(),
-  z.object({
-    stickerId: z.number().int().nonnegative(),
-    slot: z.number().int().min(0).max(5).optional(),
-    /** 0 = fresh, 1 = scraped off (drawn when absent). */
-    wear: z.number().min(0).max(1).optional(),
-  }),
-]);
-const KeychainPin = z.union([
-  z.number().int().nonnegative(),
-  z.object({ stickerId: z.number().int().nonnegative(), pattern: z.number().int().nonnegative().optional() }),
-]);
+export { ListingTemplate } from "./control/listings.ts";
+export type { InventoryAsset, UserInfo } from "./control/users.ts";
 
-export const ListingTemplate = z.object({
-  sellerPlatformId: IdField.optional(),
-  market_hash_name: z.string().min(1).optional(),
-  price: MoneyField.min(3).optional(),
-  type: z.enum(["buy_now", "auction"]).optional(),
-  float_value: z.number().min(0).max(1).optional(),
-  paint_seed: z.number().int().min(0).max(1000).optional(),
-  paint_index: z.number().int().nonnegative().optional(),
-  def_index: z.number().int().nonnegative().optional(),
-  stickers: z.array(StickerPin).max(5).optional(),
-  keychains: z.array(KeychainPin).max(1).optional(),
-  /** Sets the reference (predicted and base price) of the item's name; null removes it. */
-  reference_price: MoneyField.nullable().optional(),
-  reference_quantity: z.number().int().nonnegative().optional(),
-  is_statcounter: z.boolean().optional(),
-  is_souvenir: z.boolean().optional(),
-  /** Spec 2.3 item.fade: percentage, rank; its seed is the item's paint seed. */
-  fade: z
-    .object({
-      percentage: z.number().min(0).max(100),
-      rank: z.number().int().min(1).optional(),
-      type: z.string().optional(),
-    })
-    .optional(),
-  /** Spec 2.3 item.blue_gem, e.g. { playside_blue: 74.2, backside_blue: 40.1 }. */
-  blue_gem: z.record(z.string(), z.number().min(0).max(100)).optional(),
-  /** Spec 2.3 item.low_rank (1 = lowest float of its kind); drawn from the float when absent. */
-  low_rank: z.number().int().min(1).optional(),
-  auction_duration_ms: z.number().int().positive().optional(),
-  reserve_price: MoneyField.min(3).optional(),
-  max_offer_discount: z.number().int().min(0).max(10_000).optional(),
-  description: z.string().max(180).optional(),
-  private: z.boolean().optional(),
-});
-export type ListingTemplate = z.input<typeof ListingTemplate>;
-
-export interface UserInfo extends DemoUser {
-  kind: UserRec["kind"];
-  balance: number;
-  pending: number;
-  revoked: boolean;
-  stallPublic: boolean;
-}
-
-export interface InventoryAsset {
-  asset_id: string;
-  market_hash_name: string;
-  float_value: number;
-  paint_seed: number;
-}
-
-export interface SandboxControl {
+export interface SandboxControl extends ListingControl, BuyOrderControl, TradeControl, UserControl {
   /** Sandbox clock (ms since epoch): real time plus every advanceClock. */
   now(): number;
   /** Moves the sandbox clock forward; due expiries and settlements run at once. Returns the new now. */
   advanceClock(ms: number): number;
-  createListing(template?: ListingTemplate): ListingJson;
-  createListings(n: number, template?: ListingTemplate): ListingJson[];
-  /**
-   * A listing whose item fields have the odd types some live answers carry (sticker_index as a
-   * string, nulls inside blue_gem and fade, a sticker without wear): readable, and matchable.
-   */
-  createOddListing(template?: ListingTemplate): ListingJson;
-  /** A listing no client can read (its price is "abc"), among the normal ones of GET /listings. */
-  createUnreadableListing(template?: ListingTemplate): { id: string };
-  /**
-   * A buy order as made on the marketplace's website: a filter expression and no
-   * market_hash_name in what the API sends (docs/live-service.md, "Buy orders").
-   */
-  createWebsiteBuyOrder(input: {
-    platformId: string;
-    marketHashName: string;
-    maxPrice: number;
-    quantity?: number;
-    maxFloat?: number;
-  }): BuyOrderJson;
-  /**
-   * A synthetic rival's buy order (what a buy-order guard answers): by the market buyer, for the
-   * item and float range given.
-   */
-  createRivalBuyOrder(input: {
-    marketHashName: string;
-    maxPrice: number;
-    quantity?: number;
-    minFloat?: number;
-    maxFloat?: number;
-  }): BuyOrderJson;
-  /** A synthetic rival bids up to maxPrice (proxy rules apply). */
-  placeCompetingBid(listingId: string, maxPrice: number): BidJson;
-  /** A synthetic buyer buys a listed buy-now listing: a queued trade waits on its seller. */
-  sellToBuyer(listingId: string): TradeJson;
-  /** Lists one of the seller's assets and sells it to a synthetic buyer: a trade waiting on them. */
-  createSaleForSeller(platformId: string): TradeJson;
-  /** Alias of createSaleForSeller (the name in docs/architecture.md). */
-  createSaleOf(platformId: string): TradeJson;
-  /**
-   * The item's sender reverses a verified trade within its protection window: `rollback` ledger
-   * entries take the seller's proceeds back and refund the buyer (src/sandbox/trades.ts).
-   */
-  reverseTrade(tradeId: string, reason?: string): TradeJson;
-  /** Seller fee on every later sale, in basis points (0 to 10000; 200 = 2%). */
-  setSellerFee(bps: number): void;
-  /** n items are bought for the order (default 1): bought_item_count rises, trades queue for its owner. */
-  fillBuyOrder(orderId: string, n?: number): BuyOrderJson;
-  /** A synthetic buyer makes an offer on a listing. */
-  makeOffer(listingId: string, price: number): OfferJson;
-  /** The party that did not write the offer accepts or declines it. */
-  respondToOffer(offerId: string, action: "accept" | "decline"): OfferJson;
   injectFault(spec: FaultSpec): { id: number };
   clearFaults(): void;
-  revokeKey(apiKey: string): void;
-  createUser(input: { name: string; balance?: number }): DemoUser;
-  users(): UserInfo[];
-  /** Asset ids the user can list. */
-  inventory(platformId: string): string[];
-  inventoryDetails(platformId: string): InventoryAsset[];
-  setBalance(platformId: string, cents: number): void;
-  balance(platformId: string): { balance: number; pending: number };
   stats(): Stats;
   resetStats(): void;
 }
@@ -168,17 +35,7 @@ export function createControl(
   faults: FaultBook,
   stats: { snapshot(): Stats; reset(): void },
 ): SandboxControl {
-  const rng = store.rng;
-  let userCounter = 0;
-
-  const syntheticBidder = (exclude: string | undefined): UserRec => {
-    for (const u of store.users.values()) {
-      if (u.kind === "synthetic" && u.name.startsWith("rival_bidder_") && u.platformId !== exclude) return u;
-    }
-    throw new Error("no synthetic bidder");
-  };
-
-  const control: SandboxControl = {
+  return {
     now: () => store.now(),
 
     advanceClock(ms) {
@@ -187,304 +44,15 @@ export function createControl(
       return store.advance(ms);
     },
 
-    createListing(input = {}) {
-      store.tick();
-      const t = ListingTemplate.parse(input);
-      const seller =
-        t.sellerPlatformId !== undefined ? store.user(t.sellerPlatformId) : rng.pick(world.sellers);
-      const spec: ItemSpec = {
-        marketHashName: t.market_hash_name,
-        defIndex: t.def_index,
-        paintIndex: t.paint_index,
-        floatValue: t.float_value,
-        paintSeed: t.paint_seed,
-        statcounter: t.is_statcounter,
-        souvenir: t.is_souvenir,
-        stickers: t.stickers?.map((s, i) => (typeof s === "number" ? { stickerId: s, slot: i } : s)),
-        keychains: t.keychains?.map((k) => (typeof k === "number" ? { stickerId: k } : k)),
-        fade: t.fade,
-        blueGem: t.blue_gem,
-        lowRank: t.low_rank,
-      };
-      const asset = makeAsset(store, seller, spec);
-      const name = asset.item.marketHashName;
-      if (t.reference_price === null) store.references.delete(name);
-      else if (t.reference_price !== undefined) {
-        store.references.set(name, {
-          basePrice: t.reference_price,
-          predictedPrice: t.reference_price,
-          quantity: t.reference_quantity ?? 50,
-          lastUpdated: store.now(),
-        });
-      }
-      const price = t.price ?? Math.max(3, Math.round(modelPrice(store, asset.item) * rng.float(0.8, 1.1)));
-      const type = t.type ?? "buy_now";
-      const l = createListing(
-        store,
-        seller,
-        {
-          assetId: asset.assetId,
-          type,
-          price,
-          reservePrice: t.reserve_price ?? price,
-          durationMs: type === "auction" ? (t.auction_duration_ms ?? DAY) : undefined,
-          durationDays: undefined,
-          maxOfferDiscount: t.max_offer_discount,
-          description: t.description,
-          private: t.private,
-        },
-        store.now(),
-      );
-      return listingJson(store, l);
-    },
-
-    createOddListing(template = {}) {
-      const json = control.createListing(template);
-      const l = store.listings.get(json.id);
-      if (l) l.quirk = "odd";
-      return l ? listingJson(store, l) : json;
-    },
-
-    createUnreadableListing(template = {}) {
-      const json = control.createListing(template);
-      const l = store.listings.get(json.id);
-      if (l) l.quirk = "unreadable";
-      return { id: json.id };
-    },
-
-    createWebsiteBuyOrder(input) {
-      store.tick();
-      const owner = store.user(input.platformId);
-      const name = input.marketHashName.replace(/["\\]/g, "");
-      const expression =
-        input.maxFloat === undefined
-          ? `(== Item "${name}")`
-          : `(and (== Item "${name}") (< FloatValue ${input.maxFloat}))`;
-      const o = createBuyOrder(
-        store,
-        owner,
-        {
-          marketHashName: input.marketHashName,
-          maxPrice: input.maxPrice,
-          quantity: input.quantity ?? 1,
-          hybrid: input.maxFloat === undefined ? {} : { max_float: input.maxFloat },
-          expression,
-        },
-        store.now(),
-      );
-      return buyOrderJson(o);
-    },
-
-    createRivalBuyOrder(input) {
-      store.tick();
-      const o = createBuyOrder(
-        store,
-        world.marketBuyer,
-        {
-          marketHashName: input.marketHashName,
-          maxPrice: MoneyField.min(3).parse(input.maxPrice),
-          quantity: input.quantity ?? 1,
-          hybrid: {
-            ...(input.minFloat === undefined ? {} : { min_float: input.minFloat }),
-            ...(input.maxFloat === undefined ? {} : { max_float: input.maxFloat }),
-          },
-        },
-        store.now(),
-      );
-      return buyOrderJson(o);
-    },
-
-    createListings(n, template) {
-      if (!Number.isInteger(n) || n < 0 || n > 100_000)
-        throw badRequest("n must be an integer from 0 to 100000");
-      return Array.from({ length: n }, () => control.createListing(template));
-    },
-
-    placeCompetingBid(listingId, maxPrice) {
-      store.tick();
-      const l = listingOf(store, listingId);
-      const bidder = syntheticBidder(l.auction?.leader?.userId);
-      return bidJson(store, placeBid(store, bidder, listingId, maxPrice, store.now()));
-    },
-
-    sellToBuyer(listingId) {
-      store.tick();
-      const l = listingOf(store, listingId);
-      if (l.state !== "listed") throw badRequest(`listing ${listingId} is ${l.state}`, ErrorCode.unavailable);
-      if (l.type !== "buy_now")
-        throw badRequest("only a buy_now listing can be sold this way; bid on auctions");
-      const t = completeSale(store, l, world.marketBuyer.platformId, l.price, store.now());
-      return tradeJson(store, t, l.sellerId);
-    },
-
-    createSaleForSeller(platformId) {
-      store.tick();
-      const seller = store.user(platformId);
-      const asset = seller.inventory.values().next().value ?? makeAsset(store, seller, {});
-      const l = createListing(
-        store,
-        seller,
-        {
-          assetId: asset.assetId,
-          type: "buy_now",
-          price: modelPrice(store, asset.item),
-          reservePrice: undefined,
-          durationMs: undefined,
-          durationDays: undefined,
-          maxOfferDiscount: undefined,
-          description: undefined,
-          private: undefined,
-        },
-        store.now(),
-      );
-      return control.sellToBuyer(l.id);
-    },
-
-    createSaleOf: (platformId) => control.createSaleForSeller(platformId),
-
-    reverseTrade(tradeId, reason = "trade reversed by the sender") {
-      store.tick();
-      const t = store.trades.get(tradeId);
-      if (!t) throw notFound("trade");
-      reverseTrade(store, t, store.now(), reason);
-      return tradeJson(store, t, t.sellerId);
-    },
-
-    setSellerFee(bps) {
-      if (!Number.isInteger(bps) || bps < 0 || bps > 10_000)
-        throw badRequest("sellerFeeBps must be an integer from 0 to 10000");
-      store.sellerFeeBps = bps;
-    },
-
-    fillBuyOrder(orderId, n = 1) {
-      store.tick();
-      const o = store.buyOrders.get(orderId);
-      if (!o) throw notFound("buy order");
-      const owner = store.user(o.userId);
-      const seller = world.sellers.find((s) => s.autoAcceptMs !== undefined) ?? (world.sellers[0] as UserRec);
-      for (let i = 0; i < n && isOpen(o); i++) {
-        if (owner.balance < o.price) throw badRequest("insufficient balance", ErrorCode.insufficientBalance);
-        const h = o.hybrid;
-        const lo = h.min_float ?? 0;
-        const hi = h.max_float ?? 1;
-        const asset = makeAsset(store, seller, {
-          marketHashName: o.marketHashName,
-          floatValue:
-            h.min_float !== undefined || h.max_float !== undefined
-              ? Math.round(((lo + hi) / 2) * 1e6) / 1e6
-              : undefined,
-          paintIndex: h.paint_index,
-          paintSeed: h.paint_seeds?.[0],
-          stickers: h.applied_stickers?.map((s, slot) => ({ stickerId: s.sId, slot })),
-          keychains: h.applied_keychains?.map((k) => ({
-            stickerId: k.sId,
-            pattern: h.min_keychain_pattern ?? h.max_keychain_pattern,
-          })),
-        });
-        const l = createListing(
-          store,
-          seller,
-          {
-            assetId: asset.assetId,
-            type: "buy_now",
-            price: o.price,
-            reservePrice: undefined,
-            durationMs: undefined,
-            durationDays: undefined,
-            maxOfferDiscount: 0,
-            description: undefined,
-            private: true,
-          },
-          store.now(),
-        );
-        completeSale(store, l, owner.platformId, o.price, store.now());
-        o.bought += 1;
-      }
-      return buyOrderJson(ownOrder(store, owner, orderId));
-    },
-
-    makeOffer(listingId, price) {
-      store.tick();
-      const o = createOffer(
-        store,
-        world.marketBuyer,
-        { contractId: listingId, price, cancelPrevious: true },
-        store.now(),
-      );
-      return offerJson(store, o);
-    },
-
-    respondToOffer(offerId, action) {
-      store.tick();
-      const o = store.offers.get(offerId);
-      if (!o) throw notFound("offer");
-      if (action === "accept") acceptOffer(store, o, store.now());
-      else declineOffer(o);
-      return offerJson(store, o);
-    },
-
+    ...listingControl(store, world),
+    ...buyOrderControl(store, world),
+    ...tradeControl(store, world),
+    ...userControl(store),
     injectFault: (spec) => ({ id: faults.add(spec).id }),
     clearFaults: () => faults.clear(),
-
-    revokeKey(apiKey) {
-      const u = store.usersByKey.get(apiKey);
-      if (!u) throw notFound("API key");
-      u.revoked = true;
-    },
-
-    createUser(input) {
-      const name = z.string().min(1).max(40).parse(input.name);
-      const balance = MoneyField.parse(input.balance ?? 0);
-      userCounter += 1;
-      const platformId = String(42420000000001000n + BigInt(store.users.size + userCounter));
-      const apiKey = `sandbox-${name.replace(/[^a-z0-9]/gi, "").toLowerCase() || "user"}-key-${platformId}`;
-      const u = makeUser(store, { name, platformId, apiKey, kind: "demo", balance, autoAcceptMs: undefined });
-      for (let i = 0; i < 4; i++) makeAsset(store, u, {});
-      return { name: u.name, platformId: u.platformId, apiKey: u.apiKey };
-    },
-
-    users: () =>
-      [...store.users.values()].map((u) => ({
-        name: u.name,
-        platformId: u.platformId,
-        apiKey: u.apiKey,
-        kind: u.kind,
-        balance: u.balance,
-        pending: u.pending,
-        revoked: u.revoked,
-        stallPublic: u.stallPublic,
-      })),
-
-    inventory: (platformId) => [...store.user(platformId).inventory.keys()],
-
-    inventoryDetails: (platformId) =>
-      [...store.user(platformId).inventory.values()].map((a) => ({
-        asset_id: a.assetId,
-        market_hash_name: a.item.marketHashName,
-        float_value: a.item.floatValue,
-        paint_seed: a.item.paintSeed,
-      })),
-
-    setBalance(platformId, cents) {
-      const amount = MoneyField.parse(cents);
-      const u = store.user(platformId);
-      const delta = amount - u.balance;
-      if (delta !== 0) {
-        store.post(u.platformId, delta > 0 ? "deposit" : "withdrawal", delta, 0, {
-          reason: "sandbox control",
-        });
-      }
-    },
-
-    balance: (platformId) => {
-      const u = store.user(platformId);
-      return { balance: u.balance, pending: u.pending };
-    },
-
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
   };
-  return control;
 }
 
 /** The same operations over HTTP under /_control (JSON in, JSON out). */

@@ -1,0 +1,24 @@
+// Spec 4.3, buying and bidding: buy listings at their current total, bid on auctions.
+import { z } from "zod";
+import { MoneyField, ok, parseBody, type Router } from "../http.ts";
+import { buyListings, placeBid } from "../listings.ts";
+import { bidReceiptJson, tradeJson } from "../render.ts";
+import type { Store, UserRec } from "../state.ts";
+import { IdList, need } from "./common.ts";
+
+export function addBuyingRoutes(r: Router<UserRec>, store: Store): void {
+  const now = (): number => store.now();
+  r.add("POST", "/listings/buy", true, (ctx) => {
+    const u = need(ctx);
+    const body = parseBody(z.object({ contract_ids: IdList, total_price: MoneyField }), ctx.body);
+    const trades = buyListings(store, u, body.contract_ids, body.total_price, now());
+    return ok({ data: trades.map((t) => tradeJson(store, t, u.platformId)) });
+  });
+
+  r.add("POST", "/listings/{listing_id}/bid", true, (ctx) => {
+    const u = need(ctx);
+    const body = parseBody(z.object({ max_price: MoneyField }), ctx.body);
+    const bid = placeBid(store, u, ctx.params["listing_id"] as string, body.max_price, now());
+    return ok(bidReceiptJson(bid, body.max_price));
+  });
+}
