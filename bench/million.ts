@@ -3,14 +3,8 @@
 import type { BenchPostgres } from "./lib/database.ts";
 import { progress } from "./lib/common.ts";
 import { compileRules, createMatcherIndex, linearScanCompiled } from "../src/alerts/matcher.ts";
-import {
-  collectGarbage,
-  createMarket,
-  generateListings,
-  generateRules,
-  heapMb,
-  timePerListing,
-} from "./matching.ts";
+import { createMarket, generateListings, generateRules } from "./lib/market.ts";
+import { collectGarbage, heapMb, timePerListing } from "./matching.ts";
 import { runMemory, type MemoryReading } from "./memory.ts";
 
 export interface MillionResult {

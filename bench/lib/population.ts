@@ -6,7 +6,7 @@ import { RuleFilters } from "../../src/alerts/ruleFilters.ts";
 import { compileRules, linearScanCompiled, type MatcherRule } from "../../src/alerts/matcher.ts";
 import { snowflake, type DoubleUser } from "../../src/playground/discord/index.ts";
 import type { ListingTemplate } from "../../src/sandbox/index.ts";
-import { catalogOf, createMarket, generateRules, type CatalogItem, type Market } from "../matching.ts";
+import { catalogOf, createMarket, generateRules, type CatalogItem, type Market } from "./market.ts";
 
 /** Discord users of the double: u00001, u00002, ... with real-looking snowflake ids. */
 export function benchUsers(count: number): DoubleUser[] {
