@@ -13,7 +13,6 @@ import { machineSetup, progress } from "./lib/common.ts";
 import { startBenchPostgres, type BenchPostgres } from "./lib/database.ts";
 import { REPO_ROOT } from "./lib/processes.ts";
 import {
-  buildTable,
   markdownTable,
   replaceSection,
   summaryTable,
@@ -21,6 +20,7 @@ import {
   type ScenarioRecord,
   type Scenarios,
 } from "./lib/report.ts";
+import { buildTable } from "./lib/rows.ts";
 import { runMatchingBench } from "./matching.ts";
 import { runMemory } from "./memory.ts";
 import { runScale } from "./scale.ts";
