@@ -23,7 +23,8 @@ beforeAll(async () => {
 
 afterAll(() => stopTradingBot(bot, market));
 
-const ITEM = "Rifle | Tidewater (Field Worn)";
+// A name from the sandbox catalog: /buyorder create refuses names that are no item.
+const ITEM = "Falcon Rifle | Ember Tide (Field Worn)";
 const STRING_SELECT = 3;
 
 async function sandboxOrder(orderId: string) {

@@ -6,7 +6,7 @@ const SHOWN = 12;
 export function createInventoryCard(say) {
   const section = el("section", "panel-card");
   section.id = "sandbox-inventory";
-  const list = el("ul", "panel-faults");
+  const list = el("ul", "panel-list");
   section.append(
     el("h3", "panel-card-title", "My inventory"),
     el("div", "panel-hint", "Click an id to copy it for /sell list asset:…"),
