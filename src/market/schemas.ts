@@ -1,23 +1,9 @@
-// zod schemas for every marketplace resource (spec section 2). The reading policy (ADR 011):
-// tolerant where the live service varies (unknown fields ignored, numeric strings read as
-// numbers, null read as absent, one unreadable list element dropped and counted instead of
-// failing the page), strict where a wrong value would mislead the user (ids, the prices of what
-// is bought or bid on). Types are derived from the schemas.
-import { z } from "zod";
-import { Item, ReferencePrice, UserSummary } from "./schemas/listings.ts";
-import {
-  Cents,
-  Id,
-  LooseInt,
-  LooseNumber,
-  LooseString,
-  SignedAmount,
-  Timestamp,
-  lenient,
-  opt,
-  tolerantArray,
-} from "./schemas/primitives.ts";
-
+// zod schemas for every marketplace resource (spec section 2), gathered from src/market/schemas/
+// so importers name one module. The reading policy (ADR 011): tolerant where the live service
+// varies (unknown fields ignored, numeric strings read as numbers, null read as absent, one
+// unreadable list element dropped and counted instead of failing the page), strict where a wrong
+// value would mislead the user (ids, the prices of what is bought or bid on). Types are derived
+// from the schemas.
 export {
   Cents,
   ErrorBody,
@@ -34,100 +20,4 @@ export type { DroppedElement } from "./schemas/primitives.ts";
 export * from "./schemas/listings.ts";
 export * from "./schemas/buyOrders.ts";
 export * from "./schemas/trades.ts";
-
-export const TransactionType = z.enum([
-  "deposit",
-  "withdrawal",
-  "fine",
-  "bid_posted",
-  "trade_verified",
-  "contract_purchased",
-  "contract_sold",
-  "contract_purchase_refund",
-  "contract_sale_refund",
-  "rollback",
-]);
-export type TransactionType = z.infer<typeof TransactionType>;
-
-export const Transaction = z.object({
-  id: LooseString,
-  user_id: opt(z.string()),
-  created_at: opt(Timestamp),
-  type: z.string(),
-  balance_offset: opt(SignedAmount),
-  pending_offset: opt(SignedAmount),
-  details: lenient(
-    z.object({
-      bid_id: opt(LooseString),
-      listing_id: opt(LooseString),
-      contract_id: opt(LooseString),
-      trade_id: opt(LooseString),
-      original_tx: opt(LooseString),
-      session_id: opt(LooseString),
-      type: opt(LooseString),
-      reason: opt(LooseString),
-      grantor: opt(LooseString),
-      fee: opt(LooseString),
-      exchange_rate: opt(LooseString),
-      payment_method: opt(LooseString),
-      payment_processor: opt(LooseString),
-      fee_amount: opt(LooseNumber),
-      /** Not in the spec; a live-tested client decodes it as a string. */
-      float_fee: opt(LooseString),
-    }),
-    "transaction.details",
-  ),
-});
-export type Transaction = z.infer<typeof Transaction>;
-
-export const HistoryPoint = z.object({
-  day: z.string(),
-  count: LooseNumber,
-  /** Cents; may be fractional. */
-  avg_price: LooseNumber,
-});
-export type HistoryPoint = z.infer<typeof HistoryPoint>;
-
-/**
- * One past sale of GET /history/{name}/sales. The spec says "array of Listing"; public clients
- * model `{ price, sold_at, item, reference }` only, so everything but the price is optional.
- */
-export const SaleEntry = z.object({
-  id: opt(Id),
-  price: Cents,
-  sold_at: opt(Timestamp),
-  created_at: opt(Timestamp),
-  type: opt(z.string()),
-  state: opt(z.string()),
-  item: lenient(Item, "sale.item"),
-  reference: lenient(ReferencePrice, "sale.reference"),
-});
-export type SaleEntry = z.infer<typeof SaleEntry>;
-export const SaleEntries = tolerantArray(SaleEntry, "sale");
-
-// Response envelopes (spec section 4). Cursors: an absent or empty cursor means "no more pages".
-
-export const TransactionsPage = z.object({
-  transactions: tolerantArray(Transaction, "transaction"),
-  count: opt(LooseInt),
-});
-export type TransactionsPage = z.infer<typeof TransactionsPage>;
-
-/** GET /me (not in the spec): who the key belongs to and, when told, the balance in cents. */
-export const Me = z.preprocess(
-  (v) => {
-    if (typeof v !== "object" || v === null) return v;
-    // Seen shapes: { user, balance }, { user: { ..., balance } } and a bare user summary.
-    const wrapped: Record<string, unknown> = "user" in v ? { ...v } : { user: v };
-    const user = wrapped["user"];
-    if (wrapped["balance"] === undefined && typeof user === "object" && user !== null && "balance" in user) {
-      wrapped["balance"] = user.balance;
-    }
-    return wrapped;
-  },
-  z.object({ user: UserSummary, balance: opt(LooseNumber) }),
-);
-export type Me = z.infer<typeof Me>;
-
-/** Bare lists of the spec, read element by element. */
-export const HistoryPoints = tolerantArray(HistoryPoint, "history point");
+export * from "./schemas/account.ts";
