@@ -3,9 +3,10 @@ import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Listing, ListingPage } from "../market/schemas.ts";
-import { backoffDelayMs } from "../market/backoff.ts";
 import { BEGINNING, NO_LISTING, compareListings, hasNext, isNewer, markOf, sameWalk } from "./feedMarks.ts";
 import type { FeedMark, FeedWalk } from "./feedMarks.ts";
+import { failureDelay, feedPace } from "./feedPace.ts";
+import type { FeedPaceSettings } from "./feedPace.ts";
 import type { FeedStateStore } from "./feedState.ts";
 import { goneFromFeed } from "./listingFates.ts";
 
@@ -159,6 +160,15 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     listingsHandled: 0,
     pagesFetched: 0,
     gaps: 0,
+  };
+  const paceSettings: FeedPaceSettings = {
+    intervalMs: opts.intervalMs,
+    minIntervalMs,
+    maxIntervalMs,
+    failureProbeMs,
+    reserve,
+    addressSpacingMs: opts.addressSpacingMs,
+    random: opts.random,
   };
 
   /**
@@ -395,23 +405,11 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
 
     nextDelayMs() {
       if (stats.consecutiveFailures > 0) {
-        // Exponential backoff with jitter, but never sooner than the service asked.
-        const backoff =
-          opts.intervalMs +
-          backoffDelayMs(
-            stats.consecutiveFailures - 1,
-            {
-              baseDelayMs: opts.intervalMs,
-              maxDelayMs: maxIntervalMs,
-            },
-            opts.random,
-          );
-        // An outage (5xx, timeouts, lost connections) may end any moment: probing at about the
-        // normal pace costs the service no more than a healthy feed and shows the recovery within
-        // seconds. A rate limit is the service asking for room, and a refused key or request will
-        // not mend by itself: those back off fully (ADR 023).
-        if (outage) return Math.max(Math.min(backoff, failureProbeMs), pace());
-        return Math.min(maxIntervalMs, Math.max(backoff, retryAfterMs ?? 0));
+        return failureDelay(
+          paceSettings,
+          { consecutiveFailures: stats.consecutiveFailures, outage, retryAfterMs },
+          pace,
+        );
       }
       return pace();
     },
@@ -421,28 +419,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     },
   };
 
-  /**
-   * Spreads the remaining budget over the time left in the window: with plenty left, poll
-   * faster than the nominal interval (down to minIntervalMs); with little left, slower; with
-   * none, wait for the reset instead of collecting a 429.
-   */
+  /** The pause a healthy feed takes: see feedPace. */
   function pace(): number {
-    return Math.max(keyPace(), opts.addressSpacingMs?.() ?? 0);
-  }
-
-  function keyPace(): number {
-    const state = opts.market.rateLimitState(opts.apiKey, ENDPOINT);
-    if (state === undefined || state.remaining === undefined || state.resetAt === undefined) {
-      return opts.intervalMs;
-    }
-    const untilReset = Math.max(0, state.resetAt - now());
-    if (Math.floor((state.remaining - reserve) / lastPages) < 1)
-      return Math.min(maxIntervalMs, untilReset + 100);
-    // Spread over every request left, the reserve included: the last of them then falls at the
-    // reset, on the new window's budget, so the reserve stays for the rest of the bot while the
-    // feed reads at the budget's full rate (one read every window / limit).
-    const cyclesLeft = Math.floor(state.remaining / lastPages);
-    const spread = untilReset / cyclesLeft;
-    return Math.round(Math.min(maxIntervalMs, Math.max(minIntervalMs, spread)));
+    return feedPace(paceSettings, opts.market.rateLimitState(opts.apiKey, ENDPOINT), lastPages, now);
   }
 }
