@@ -1,175 +1,32 @@
 // The one feed for everyone: reads the newest listings, pages back to the persisted mark, hands each new listing on once.
-import { z } from "zod";
-import type { Logger } from "../log.ts";
-import type { MarketClient } from "../market/client.ts";
+// Its types are in feedApi.ts, marks and their order in feedMarks.ts, its stored state in
+// feedState.ts, its pace in feedPace.ts.
 import { isMarketError } from "../market/errors.ts";
 import type { Listing, ListingPage } from "../market/schemas.ts";
-import { backoffDelayMs } from "../market/backoff.ts";
-import { beginHighWaterMark, getPollerState, saveHighWaterMark } from "../db/repos/pollerState.ts";
-import type { Db } from "../db/types.ts";
+import type { FeedCycleResult, FeedGap, FeedPoller, FeedPollerOptions, FeedStats } from "./feedApi.ts";
+import { BEGINNING, NO_LISTING, compareListings, hasNext, isNewer, markOf, sameWalk } from "./feedMarks.ts";
+import type { FeedMark, FeedWalk } from "./feedMarks.ts";
+import { failureDelay, feedPace } from "./feedPace.ts";
+import type { FeedPaceSettings } from "./feedPace.ts";
 import { goneFromFeed } from "./listingFates.ts";
 
-/**
- * Where the feed stands: everything at or before it was handed on (or told as a gap). Usually a
- * listing; `listingId` NO_LISTING makes it a point in time instead (the bot's start, or the
- * beginning of time after a first read found the market empty).
- */
-export interface FeedMark {
-  listingId: string;
-  /** created_at of that listing (ISO), when the service gave one; the instant of a time mark. */
-  createdAt?: string | undefined;
-}
-
-/** The id of a mark that is a point in time rather than a listing. */
-export const NO_LISTING = "0";
-
-/**
- * A walk back through a backlog that one cycle's budget could not finish, continued by the
- * next cycles: listings from `top` down to `last` are handed on, the rest down to the mark are not
- * read yet, and `cursor` is where the next page starts.
- */
-export interface FeedWalk {
-  /** The newest listing of the walk: the mark once the walk meets the old one. */
-  top: FeedMark;
-  cursor: string;
-  /** The oldest listing handed on so far (absent while none was). */
-  last?: FeedMark | undefined;
-  /** When the walk began (epoch ms): one older than maxCatchUpMs is given up as a gap. */
-  startedAt: number;
-  pages: number;
-}
-
-export interface FeedState {
-  /** Undefined: the feed never ran on this database. */
-  mark: FeedMark | undefined;
-  /** The mark is the bot's start time: the first successful read replaces it with a listing. */
-  provisional: boolean;
-  walk: FeedWalk | undefined;
-}
-
-export interface FeedStateStore {
-  load(): Promise<FeedState>;
-  /** First start: stores `start` as a provisional mark unless a mark exists; returns what is stored. */
-  begin(start: FeedMark): Promise<FeedState>;
-  /**
-   * Stores the mark with the walk in progress. Forward only (a deposed leader's late cycle cannot
-   * move it back), except that a provisional mark may be replaced by any listing.
-   */
-  save(mark: FeedMark, walk: FeedWalk | undefined): Promise<void>;
-}
-
-/** Listings the feed could not read: newer than `after`, older than `before` (both exclusive). */
-export interface FeedGap {
-  after: FeedMark;
-  before: FeedMark;
-  /** too_slow: a walk outlived maxCatchUpMs; cursor_expired: the service refused its cursor. */
-  reason: "too_slow" | "cursor_expired";
-}
-
-export interface FeedPollerOptions {
-  market: MarketClient;
-  /** The operator key (MARKET_API_KEY) or none: the feed is the same for every user. */
-  apiKey: string | undefined;
-  logger: Logger;
-  state: FeedStateStore;
-  /**
-   * Receives the new listings of one cycle, oldest first. Must have written every alert before
-   * it resolves: the mark moves only afterwards, so a crash re-reads rather than skips.
-   */
-  handle(listings: Listing[], meta: FeedReadMeta): Promise<void>;
-  /**
-   * Tells whoever could have missed a match about listings that will never be read. Must have
-   * written its notices before it resolves (the mark then moves past the gap), and write each
-   * one once however often it is called for the same gap.
-   */
-  onGap(gap: FeedGap): Promise<void>;
-  /**
-   * Listings that left the market (sold or delisted: the feed cannot tell which) at about `at`:
-   * on the previous cycle's first page, strictly inside this cycle's first page's window, and
-   * missing from it. Called after the cycle's alerts are written; a failure is only logged.
-   */
-  onGone?(listingIds: string[], at: Date): Promise<void> | void;
-  /** The nominal pause between cycles (POLL_INTERVAL_MS). */
-  intervalMs: number;
-  /** Fastest pace when the budget is generous; defaults to a quarter of intervalMs. */
-  minIntervalMs?: number;
-  /**
-   * The shortest spacing the address's budget allows the feed (src/market/scheduler.ts); the
-   * pace never goes below it, whatever the key's own budget would allow. Default none.
-   */
-  addressSpacingMs?: () => number;
-  /** Slowest pace after repeated failures. */
-  maxIntervalMs?: number;
-  /**
-   * Longest pause after an outage (5xx, timeout, refused connection, unreadable answer):
-   * the feed keeps probing at about its normal pace so it notices recovery within seconds.
-   * Default the larger of intervalMs and 2 s.
-   */
-  failureProbeMs?: number;
-  /** Most pages one cycle reads (50 listings a page); a longer backlog continues next cycle. */
-  maxPages?: number;
-  /** How long a backlog may take to read before the rest is given up as a gap (default 15 min). */
-  maxCatchUpMs?: number;
-  /** Requests kept back from the budget for the rest of the bot sharing the key. */
-  reserve?: number;
-  /** When the bot started, on the marketplace's clock as far as we know (epoch ms; default now). */
-  startedAt?: number;
-  /**
-   * How far the marketplace's clock may run behind ours: listings created up to this long before
-   * the start also count as new when the start is all the feed knows (default 0, see ADR 003).
-   */
-  startSkewMs?: number;
-  now?: () => number;
-  random?: () => number;
-}
-
-export interface FeedCycleResult {
-  /**
-   * first_run: the cycle started from the bot's start (no listing mark yet); backlog: a walk back
-   * continues next cycle; gap: listings were given up and their possible watchers told.
-   */
-  outcome: "ok" | "first_run" | "backlog" | "gap" | "failed";
-  pages: number;
-  newListings: number;
-  error?: unknown;
-}
-
-export interface FeedStats {
-  cycles: number;
-  failures: number;
-  consecutiveFailures: number;
-  lastCycleAt: Date | undefined;
-  lastCycleMs: number | undefined;
-  /** Age of the oldest new listing when the last cycle saw it: how late alerts go out. */
-  lastLagMs: number | undefined;
-  listingsHandled: number;
-  pagesFetched: number;
-  gaps: number;
-  nextDelayMs: number;
-  /** The mark after the last cycle that read the market; undefined before the first one. */
-  mark: FeedMark | undefined;
-  /** The backlog still being read, if any. */
-  walk: FeedWalk | undefined;
-}
-
-export interface FeedPoller {
-  /** One cycle; never throws (failures are counted and slow the schedule). */
-  runOnce(): Promise<FeedCycleResult>;
-  /** Pause before the next cycle, from the last outcome and the reported rate-limit budget. */
-  nextDelayMs(): number;
-  stats(): FeedStats;
-}
+export type {
+  FeedCycleResult,
+  FeedGap,
+  FeedPoller,
+  FeedPollerOptions,
+  FeedReadMeta,
+  FeedStats,
+} from "./feedApi.ts";
+export { NO_LISTING, isNewer } from "./feedMarks.ts";
+export type { FeedMark, FeedWalk } from "./feedMarks.ts";
+export { feedStateStore } from "./feedState.ts";
+export type { FeedState, FeedStateStore } from "./feedState.ts";
 
 const PAGE_SIZE = 50;
 /** Failures that end when the service recovers, with nothing for the bot to change. */
 const OUTAGE_KINDS: ReadonlySet<string> = new Set(["upstream", "timeout", "network", "invalid_response"]);
 const ENDPOINT = "GET /listings" as const;
-const BEGINNING: FeedMark = { listingId: NO_LISTING, createdAt: new Date(0).toISOString() };
-
-/** When the listings handed on were read (wall clock, ms). */
-export interface FeedReadMeta {
-  readAt: number;
-}
 
 export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   const log = opts.logger.child({ module: "alerts.feed" });
@@ -204,6 +61,16 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     listingsHandled: 0,
     pagesFetched: 0,
     gaps: 0,
+  };
+
+  const paceSettings: FeedPaceSettings = {
+    intervalMs: opts.intervalMs,
+    minIntervalMs,
+    maxIntervalMs,
+    failureProbeMs,
+    reserve,
+    addressSpacingMs: opts.addressSpacingMs,
+    random: opts.random,
   };
 
   /**
@@ -440,23 +307,11 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
 
     nextDelayMs() {
       if (stats.consecutiveFailures > 0) {
-        // Exponential backoff with jitter, but never sooner than the service asked.
-        const backoff =
-          opts.intervalMs +
-          backoffDelayMs(
-            stats.consecutiveFailures - 1,
-            {
-              baseDelayMs: opts.intervalMs,
-              maxDelayMs: maxIntervalMs,
-            },
-            opts.random,
-          );
-        // An outage (5xx, timeouts, lost connections) may end any moment: probing at about the
-        // normal pace costs the service no more than a healthy feed and shows the recovery within
-        // seconds. A rate limit is the service asking for room, and a refused key or request will
-        // not mend by itself: those back off fully (ADR 023).
-        if (outage) return Math.max(Math.min(backoff, failureProbeMs), pace());
-        return Math.min(maxIntervalMs, Math.max(backoff, retryAfterMs ?? 0));
+        return failureDelay(
+          paceSettings,
+          { consecutiveFailures: stats.consecutiveFailures, outage, retryAfterMs },
+          pace,
+        );
       }
       return pace();
     },
@@ -466,140 +321,8 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     },
   };
 
-  /**
-   * Spreads the remaining budget over the time left in the window: with plenty left, poll
-   * faster than the nominal interval (down to minIntervalMs); with little left, slower; with
-   * none, wait for the reset instead of collecting a 429.
-   */
+  /** The pause a healthy feed takes: see feedPace. */
   function pace(): number {
-    return Math.max(keyPace(), opts.addressSpacingMs?.() ?? 0);
+    return feedPace(paceSettings, opts.market.rateLimitState(opts.apiKey, ENDPOINT), lastPages, now);
   }
-
-  function keyPace(): number {
-    const state = opts.market.rateLimitState(opts.apiKey, ENDPOINT);
-    if (state === undefined || state.remaining === undefined || state.resetAt === undefined) {
-      return opts.intervalMs;
-    }
-    const untilReset = Math.max(0, state.resetAt - now());
-    if (Math.floor((state.remaining - reserve) / lastPages) < 1)
-      return Math.min(maxIntervalMs, untilReset + 100);
-    // Spread over every request left, the reserve included: the last of them then falls at the
-    // reset, on the new window's budget, so the reserve stays for the rest of the bot while the
-    // feed reads at the budget's full rate (one read every window / limit).
-    const cyclesLeft = Math.floor(state.remaining / lastPages);
-    const spread = untilReset / cyclesLeft;
-    return Math.round(Math.min(maxIntervalMs, Math.max(minIntervalMs, spread)));
-  }
-}
-
-function instant(text: string | undefined): number {
-  return text === undefined ? NaN : Date.parse(text);
-}
-
-/**
- * Strictly after the mark: by created_at when both have one, then by numeric id. Against a time
- * mark only created_at counts, and a listing created at that very instant is not after it.
- */
-export function isNewer(listing: Listing, mark: FeedMark): boolean {
-  if (listing.id === mark.listingId) return false;
-  const a = instant(listing.created_at);
-  const b = instant(mark.createdAt);
-  if (mark.listingId === NO_LISTING) return !Number.isNaN(a) && !Number.isNaN(b) && a > b;
-  if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a > b;
-  // Ids exceed 2^53, so compare them as big integers.
-  return BigInt(listing.id) > BigInt(mark.listingId);
-}
-
-/** Oldest first, in the order isNewer sees them. */
-function compareListings(x: Listing, y: Listing): number {
-  const a = instant(x.created_at);
-  const b = instant(y.created_at);
-  if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a - b;
-  const i = BigInt(x.id);
-  const j = BigInt(y.id);
-  return i === j ? 0 : i < j ? -1 : 1;
-}
-
-function hasNext(page: ListingPage, cursor: string | undefined): boolean {
-  return page.cursor !== undefined && page.cursor !== "" && page.cursor !== cursor;
-}
-
-function sameWalk(a: FeedWalk | undefined, b: FeedWalk | undefined): boolean {
-  return (
-    a === b ||
-    (a !== undefined && b !== undefined && a.cursor === b.cursor && a.top.listingId === b.top.listingId)
-  );
-}
-
-function markOf(listing: Listing): FeedMark {
-  return { listingId: listing.id, createdAt: listing.created_at };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The feed's state in poller_state: the mark in its columns, a walk in progress in `extra`.
-
-const StoredMark = z.object({ listingId: z.string().regex(/^\d{1,40}$/), createdAt: z.string().optional() });
-const StoredWalk = z.object({
-  top: StoredMark,
-  cursor: z.string().min(1),
-  last: StoredMark.optional(),
-  startedAt: z.number(),
-  pages: z.number().int().min(0),
-});
-/** Unknown shapes (an older version's extra) read as "no walk": the next cycle starts a new one. */
-const FeedExtra = z.object({ walk: StoredWalk.optional() }).catch({}).optional();
-
-export function feedStateStore(db: Db, key = "feed"): FeedStateStore {
-  const load = async (): Promise<FeedState> => {
-    const row = await getPollerState(db, key, FeedExtra);
-    const walk = row?.extra?.walk;
-    const state = { walk: walk === undefined ? undefined : toWalk(walk) };
-    if (row === null || (row.highWaterMark === null && row.highWaterCreatedAt === null)) {
-      return { mark: undefined, provisional: false, ...state };
-    }
-    const createdAt = row.highWaterCreatedAt?.toISOString();
-    if (row.highWaterMark === null)
-      return { mark: { listingId: NO_LISTING, createdAt }, provisional: true, ...state };
-    return { mark: { listingId: row.highWaterMark, createdAt }, provisional: false, ...state };
-  };
-  return {
-    load,
-    async begin(start) {
-      const at = start.createdAt === undefined ? new Date() : new Date(start.createdAt);
-      await beginHighWaterMark(db, key, at);
-      return load();
-    },
-    async save(mark, walk) {
-      const at = mark.createdAt === undefined ? null : new Date(mark.createdAt);
-      await saveHighWaterMark(db, key, {
-        mark: mark.listingId,
-        createdAt: at !== null && Number.isNaN(at.getTime()) ? null : at,
-        extra: walk === undefined ? null : { walk: fromWalk(walk) },
-      });
-    },
-  };
-}
-
-function toWalk(w: z.infer<typeof StoredWalk>): FeedWalk {
-  return {
-    top: { listingId: w.top.listingId, createdAt: w.top.createdAt },
-    cursor: w.cursor,
-    last: w.last === undefined ? undefined : { listingId: w.last.listingId, createdAt: w.last.createdAt },
-    startedAt: w.startedAt,
-    pages: w.pages,
-  };
-}
-
-function fromWalk(w: FeedWalk): z.input<typeof StoredWalk> {
-  const m = (x: FeedMark) => ({
-    listingId: x.listingId,
-    ...(x.createdAt === undefined ? {} : { createdAt: x.createdAt }),
-  });
-  return {
-    top: m(w.top),
-    cursor: w.cursor,
-    ...(w.last === undefined ? {} : { last: m(w.last) }),
-    startedAt: w.startedAt,
-    pages: w.pages,
-  };
 }

@@ -1,21 +1,21 @@
-// The marketplace HTTP client: one keep-alive pool, one typed method per endpoint, rate-limit
-// pacing, bounded retries for reads, and typed errors. The only code that builds marketplace URLs.
-import { performance } from "node:perf_hooks";
-import { Pool } from "undici";
+// The marketplace client: one typed method per endpoint, each checking its input, building the
+// path and query, and decoding the answer. The only code that builds marketplace URLs; sending,
+// pacing and retries live in transport.ts, error mapping in errorMapping.ts.
 import type { z } from "zod";
-import { backoffDelayMs } from "./backoff.ts";
-import { MarketError } from "./errors.ts";
-import type { MarketErrorKind } from "./errors.ts";
+import { checked, decodeStrict } from "./errorMapping.ts";
+import type { RawResponse } from "./errorMapping.ts";
 import { LruCache } from "./lruCache.ts";
 import * as paging from "./pagination.ts";
 import type { Priority } from "./scheduler.ts";
-import { RateLimiter, keyFingerprint, readRateLimitHeaders } from "./rateLimit.ts";
+import { keyFingerprint } from "./rateLimit.ts";
 import * as req from "./requests.ts";
 import type { BuyOrderConstraints } from "./requests.ts";
-import { ROUTES, buildPath, endpointOf } from "./routes.ts";
-import type { Endpoint, HttpMethod, PathParams, RouteName } from "./routes.ts";
+import { buildPath, endpointOf } from "./routes.ts";
+import type { Endpoint, PathParams, RouteName } from "./routes.ts";
 import * as s from "./schemas.ts";
 import type { BuyOrderAggregate, Listing } from "./schemas.ts";
+import { createTransport } from "./transport.ts";
+import type { CallOptions, Query } from "./transport.ts";
 
 export type {
   MarketCallEvent,
@@ -26,100 +26,26 @@ export type {
   MarketClient,
   MarketApi,
 } from "./api.ts";
-import type { MarketCallEvent, MarketClientOptions, MarketClient, MarketApi } from "./api.ts";
+import type { MarketClientOptions, MarketClient, MarketApi } from "./api.ts";
 
-type QueryValue = string | number | boolean | readonly string[] | undefined;
-type Query = Readonly<Record<string, QueryValue>>;
-
-interface RawResponse {
-  status: number;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  text: string;
-}
-
-/** Why an attempt produced no HTTP answer. */
-class SendFailure extends Error {
-  constructor(
-    readonly kind: "timeout" | "network",
-    /** False only when we know the request never left (refused connection, DNS failure). */
-    readonly maybeSent: boolean,
-    readonly safeCause: Error,
-  ) {
-    super(kind);
-  }
-}
-
-/** Connection failures that happen before a single byte of the request was written. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-
-/** How long one attempt waits for an answer unless told otherwise. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+export { DEFAULT_TIMEOUT_MS } from "./transport.ts";
 
 const DEFAULTS = {
-  timeoutMs: DEFAULT_TIMEOUT_MS,
-  connections: 8,
-  userAgent: "market-alerts-bot/0.1",
-  maxRateLimitWaitMs: 30_000,
-  attempts: 3,
-  baseDelayMs: 250,
-  maxDelayMs: 4_000,
-  maxTotalMs: 30_000,
   etagCacheSize: 500,
 } as const;
 
-const MAX_SERVICE_MESSAGE = 300;
-/** Header values may carry only visible ASCII; anything else would make undici throw mid-call. */
-const HEADER_SAFE = /^[\x21-\x7e]+$/;
-
 export function createMarketClient(options: MarketClientOptions): MarketClient {
-  const base = new URL(options.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
-  const timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
-  const userAgent = options.userAgent ?? DEFAULTS.userAgent;
-  const retry = {
-    attempts: Math.max(1, options.retry?.attempts ?? DEFAULTS.attempts),
-    baseDelayMs: options.retry?.baseDelayMs ?? DEFAULTS.baseDelayMs,
-    maxDelayMs: options.retry?.maxDelayMs ?? DEFAULTS.maxDelayMs,
-    maxTotalMs: options.retry?.maxTotalMs ?? DEFAULTS.maxTotalMs,
-  };
   const log = options.logger.child({ module: "market" });
-  const pool = new Pool(base.origin, {
-    connections: options.connections ?? DEFAULTS.connections,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-    // Backstops only: the per-attempt abort below fires first and is what callers see.
-    headersTimeout: timeoutMs + 1_000,
-    bodyTimeout: timeoutMs + 1_000,
-    maxResponseSize: 16 * 1024 * 1024,
-  });
-  const limiter = new RateLimiter({ maxWaitMs: options.maxRateLimitWaitMs ?? DEFAULTS.maxRateLimitWaitMs });
+  const transport = createTransport(options, log);
   const buyOrdersCache = new LruCache<string, { etag: string; value: BuyOrderAggregate[] }>(
     options.etagCacheSize ?? DEFAULTS.etagCacheSize,
   );
-  let closed = false;
 
   function tellListingRead(listing: Listing): void {
     try {
       options.onListingRead?.(listing);
     } catch (err) {
       log.warn({ err, listingId: listing.id }, "listing read observer threw");
-    }
-  }
-
-  function report(event: MarketCallEvent): void {
-    if (options.metrics === undefined) return;
-    try {
-      options.metrics.onCall(event);
-    } catch (error) {
-      // A broken metrics sink must not turn a good answer into a failure.
-      log.warn({ err: error, endpoint: event.endpoint }, "market metrics hook threw");
     }
   }
 
@@ -150,146 +76,6 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     return value;
   }
 
-  async function sendOnce(
-    method: HttpMethod,
-    path: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    key: string | undefined,
-  ): Promise<RawResponse> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const res = await pool.request({
-        method,
-        path,
-        headers,
-        body: body ?? null,
-        signal: controller.signal,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (error) {
-      const safe = sanitizeCause(error, key);
-      if (controller.signal.aborted) throw new SendFailure("timeout", true, safe);
-      throw new SendFailure("network", !NOT_SENT_CODES.has(errorCode(error) ?? ""), safe);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Sends one logical call with pacing and retries. Returns 2xx answers (and 304 when asked
-   * for); every other outcome becomes a MarketError.
-   */
-  async function run(
-    key: string | undefined,
-    fingerprint: string,
-    priority: Priority,
-    route: RouteName,
-    path: string,
-    opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
-  ): Promise<RawResponse> {
-    const def = ROUTES[route];
-    const endpoint = endpointOf(route);
-    if (closed) throw new MarketError({ kind: "network", endpoint, detail: "client closed" });
-    if (def.auth && key === undefined) {
-      throw new MarketError({ kind: "unauthorized", endpoint, detail: "no API key linked" });
-    }
-    if (key !== undefined && !HEADER_SAFE.test(key)) {
-      throw new MarketError({
-        kind: "unauthorized",
-        endpoint,
-        detail: "API key has characters a header cannot carry",
-      });
-    }
-    const headers: Record<string, string> = { accept: "application/json", "user-agent": userAgent };
-    if (key !== undefined) headers["authorization"] = key;
-    if (opts.ifNoneMatch !== undefined) headers["if-none-match"] = opts.ifNoneMatch;
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const fullPath = `${prefix}${path}${toQueryString(opts.query)}`;
-    const started = performance.now();
-
-    for (let attempt = 1; ; attempt += 1) {
-      const permit = await limiter.acquire(fingerprint, endpoint);
-      // The key's budget is reserved; now the address's, in priority order.
-      if (options.scheduler) {
-        try {
-          await options.scheduler.admit(priority);
-        } catch (error) {
-          permit.release();
-          throw error;
-        }
-      }
-      const t0 = performance.now();
-      let res: RawResponse;
-      try {
-        res = await sendOnce(def.method, fullPath, headers, body, key);
-      } catch (error) {
-        permit.release();
-        if (!(error instanceof SendFailure)) throw error;
-        const durationMs = performance.now() - t0;
-        report({ endpoint, status: error.kind, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
-        const delay = def.idempotent ? retryDelay(attempt, started) : undefined;
-        if (delay !== undefined) {
-          // Debug: the caller logs the outcome once (a failed feed cycle is one line).
-          log.debug(
-            { endpoint, attempt, delayMs: delay, reason: error.kind },
-            "market read failed, retrying",
-          );
-          await sleep(delay);
-          continue;
-        }
-        throw new MarketError({
-          kind: error.kind,
-          endpoint,
-          mayHaveSucceeded: !def.idempotent && error.maybeSent,
-          detail: error.kind === "timeout" ? `no answer within ${timeoutMs} ms` : undefined,
-          cause: error.safeCause,
-        });
-      }
-      const durationMs = performance.now() - t0;
-      const observed = readRateLimitHeaders(res.headers, res.status, Date.now());
-      permit.release(observed);
-      if (res.status === 429) {
-        // Headers saying the key had nothing left: its own limit, not the address's.
-        options.scheduler?.refused(fingerprint, observed.retryAfterMs, {
-          keyExhausted: observed.remaining === 0,
-        });
-      }
-      report({ endpoint, status: res.status, durationMs, rateLimitWaitMs: permit.waitedMs, attempt });
-      log.debug({ endpoint, status: res.status, durationMs: Math.round(durationMs), attempt }, "market call");
-
-      if ((res.status >= 200 && res.status < 300) || (res.status === 304 && opts.ifNoneMatch !== undefined)) {
-        return res;
-      }
-      if (res.status === 429 && attempt < retry.attempts) {
-        // Not processed, so even writes may go again; the limiter now holds the wait.
-        log.warn({ endpoint, attempt }, "market call rate limited, waiting for the reset");
-        continue;
-      }
-      if (res.status >= 500 && def.idempotent) {
-        const delay = retryDelay(attempt, started);
-        if (delay !== undefined) {
-          log.debug(
-            { endpoint, attempt, delayMs: delay, status: res.status },
-            "market read failed, retrying",
-          );
-          await sleep(delay);
-          continue;
-        }
-      }
-      throw httpError(route, res, def.idempotent);
-    }
-  }
-
-  function retryDelay(attempt: number, started: number): number | undefined {
-    if (attempt >= retry.attempts) return undefined;
-    const delay = backoffDelayMs(attempt - 1, retry);
-    return performance.now() - started + delay > retry.maxTotalMs ? undefined : delay;
-  }
-
   function forKey(rawKey: string | undefined, bound: { priority?: Priority } = {}): MarketApi {
     const key = rawKey === undefined || rawKey === "" ? undefined : rawKey;
     const fingerprint = keyFingerprint(key);
@@ -298,9 +84,9 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     async function call<R extends RouteName>(
       route: R,
       params: PathParams<R>,
-      opts: { query?: Query; body?: unknown; ifNoneMatch?: string } = {},
+      opts: CallOptions = {},
     ): Promise<RawResponse> {
-      return run(key, fingerprint, priority, route, buildPath(route, params), opts);
+      return transport.run(key, fingerprint, priority, route, buildPath(route, params), opts);
     }
 
     async function json<R extends RouteName, S extends z.ZodType>(
@@ -484,95 +270,10 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
 
   return {
     forKey,
-    rateLimitState: (key, endpoint) => limiter.state(keyFingerprint(key === "" ? undefined : key), endpoint),
-    close: async () => {
-      closed = true;
-      await pool.close();
-    },
+    rateLimitState: (key, endpoint) =>
+      transport.rateLimitState(keyFingerprint(key === "" ? undefined : key), endpoint),
+    close: () => transport.close(),
   };
-}
-
-/** Validates caller input before anything leaves; failures name the offending field. */
-function checked<S extends z.ZodType>(route: RouteName, schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new MarketError({
-    kind: "invalid_argument",
-    endpoint: endpointOf(route),
-    zodPath: issue?.path ?? [],
-    detail: issue?.message,
-  });
-}
-
-function decodeStrict<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
-  const endpoint = endpointOf(route);
-  // A write that answered 2xx was applied even if we cannot read the answer.
-  const mayHaveSucceeded = !ROUTES[route].idempotent;
-  let body: unknown;
-  try {
-    body = JSON.parse(res.text);
-  } catch {
-    throw new MarketError({
-      kind: "invalid_response",
-      endpoint,
-      status: res.status,
-      zodPath: [],
-      mayHaveSucceeded,
-      detail: res.text === "" ? "empty body" : "body is not JSON",
-    });
-  }
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new MarketError({
-    kind: "invalid_response",
-    endpoint,
-    status: res.status,
-    zodPath: issue?.path ?? [],
-    mayHaveSucceeded,
-    detail: issue?.message,
-  });
-}
-
-function httpError(route: RouteName, res: RawResponse, idempotent: boolean): MarketError {
-  const endpoint = endpointOf(route);
-  const { code, message } = parseErrorBody(res.text);
-  const base = { endpoint, status: res.status, code, serviceMessage: message };
-  const kind = errorKind(route, res.status, code);
-  if (kind === "rate_limited") {
-    const observed = readRateLimitHeaders(res.headers, res.status, Date.now());
-    return new MarketError({ ...base, kind, retryAfterMs: observed.retryAfterMs });
-  }
-  // A gateway error on a write says nothing about whether the write landed.
-  return new MarketError({ ...base, kind, mayHaveSucceeded: kind === "upstream" && !idempotent });
-}
-
-function errorKind(route: RouteName, status: number, code: number | undefined): MarketErrorKind {
-  if (status === 401) return "unauthorized";
-  if (status === 403) return "forbidden";
-  if (status === 404) return "not_found";
-  if (status === 429) return "rate_limited";
-  if (status >= 500) return "upstream";
-  if (status === 400 && route === "createOffer" && code === 4) return "offers_disabled";
-  // A refused purchase: 400 (spec), or 422 with code 6 (stale or sold) or 15 (price changed), as a
-  // live-tested client's error constants say. Any 422 here is taken as a refusal: nothing was
-  // bought either way, and the caller re-reads the listing to tell why.
-  if (route === "buyListings" && (status === 400 || status === 422)) return "stale_purchase";
-  if (status >= 400) return "bad_request";
-  // 1xx/3xx (an unasked-for 304, a redirect): nothing we can read.
-  return "invalid_response";
-}
-
-function parseErrorBody(text: string): { code: number | undefined; message: string | undefined } {
-  try {
-    const parsed = s.ErrorBody.safeParse(JSON.parse(text));
-    if (!parsed.success) return { code: undefined, message: undefined };
-    const message = parsed.data.message?.slice(0, MAX_SERVICE_MESSAGE);
-    return { code: parsed.data.code, message };
-  } catch {
-    return { code: undefined, message: undefined };
-  }
 }
 
 /** The PATCH body of a buy order carries every constraint flat, null where unset (absolute update). */
@@ -588,18 +289,6 @@ function definedOnly(c: BuyOrderConstraints): Partial<BuyOrderConstraints> {
   return Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined));
 }
 
-function toQueryString(query: Query | undefined): string {
-  if (query === undefined) return "";
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) params.append(name, v);
-    else params.append(name, String(value));
-  }
-  const text = params.toString();
-  return text === "" ? "" : `?${text}`;
-}
-
 function parseJsonOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -610,29 +299,4 @@ function parseJsonOrUndefined(text: string): unknown {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return code;
-  return errorCode((error as { cause?: unknown }).cause);
-}
-
-/**
- * undici's errors are kept out of MarketError.cause: only their name, code and message travel,
- * with any occurrence of the key scrubbed, so no header or key can leak through a logged cause.
- */
-function sanitizeCause(error: unknown, key: string | undefined): Error {
-  const name = error instanceof Error ? error.name : "Error";
-  const code = errorCode(error);
-  let message = error instanceof Error ? error.message : String(error);
-  if (key !== undefined) message = message.split(key).join("[redacted]");
-  const safe = new Error(code === undefined ? message : `${code}: ${message}`);
-  safe.name = name;
-  return safe;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,86 @@
+// The shared ground of every marketplace schema: ids, cents, loose numbers, the nullish-as-absent
+// helper, tolerant lists that drop and count unreadable elements, and the error body (ADR 011).
+import { z } from "zod";
+
+export const Id = z.string().regex(/^\d+$/, "must be a numeric id string");
+/** Integer cents, >= 0. Strict: a price the user acts on is never guessed from an odd value. */
+export const Cents = z.number().int().min(0);
+export const Timestamp = z.string().min(1);
+
+const NUMERIC_TEXT = /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/** A number, or a numeric string ("1.23") as several live clients decode money-like fields. */
+export const LooseNumber = z.preprocess(
+  (v) => (typeof v === "string" && NUMERIC_TEXT.test(v) ? Number(v) : v),
+  z.number().finite(),
+);
+/** A whole number, or a string of one. */
+export const LooseInt = LooseNumber.pipe(z.number().int());
+/** Text that some clients see as a number (original_tx: string | number). */
+export const LooseString = z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string());
+/** Signed money change (ledger offsets); the live service may send fractions or strings. */
+export const SignedAmount = LooseNumber;
+
+/** Null read as absent: the live service sends null where the spec omits a field. */
+export const opt = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
+
+/** One element a tolerant list could not read: dropped, counted, described for one log line. */
+export interface DroppedElement {
+  readonly what: string;
+  readonly index: number;
+  /** Where the element broke the schema, e.g. "item.market_hash_name"; never a value. */
+  readonly path: string;
+}
+
+// Parsing is synchronous, so one module-level sink scoped by collectDropped() is safe.
+let droppedSink: DroppedElement[] | undefined;
+
+/** Runs a parse and returns what tolerant lists dropped during it. */
+export function collectDropped<T>(parse: () => T): { value: T; dropped: DroppedElement[] } {
+  const outer = droppedSink;
+  const dropped: DroppedElement[] = [];
+  droppedSink = dropped;
+  try {
+    return { value: parse(), dropped };
+  } finally {
+    droppedSink = outer;
+    outer?.push(...dropped);
+  }
+}
+
+/**
+ * A list read element by element: an element that does not parse is left out (and reported to
+ * collectDropped) instead of failing the whole answer. Used for every list the service returns.
+ */
+export function tolerantArray<T extends z.ZodType>(element: T, what: string) {
+  return z.array(z.unknown()).transform((items) => {
+    const out: z.output<T>[] = [];
+    items.forEach((item, index) => {
+      const parsed = element.safeParse(item);
+      if (parsed.success) {
+        out.push(parsed.data);
+      } else {
+        const first = parsed.error.issues[0];
+        droppedSink?.push({ what, index, path: first ? first.path.map(String).join(".") || "(root)" : "" });
+      }
+    });
+    return out;
+  });
+}
+
+/** An optional nested object that must not take its parent down: unreadable reads as absent. */
+export function lenient<T extends z.ZodType>(schema: T, what: string) {
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<T> | undefined => {
+      if (value === null || value === undefined) return undefined;
+      const parsed = schema.safeParse(value);
+      if (parsed.success) return parsed.data;
+      const first = parsed.error.issues[0];
+      droppedSink?.push({ what, index: 0, path: first ? first.path.map(String).join(".") || "(root)" : "" });
+      return undefined;
+    });
+}
+
+export const ErrorBody = z.object({ code: opt(LooseNumber), message: opt(z.string()) });
