@@ -1,15 +1,13 @@
 // Cumulative profit-and-loss PNG for /portfolio chart: a stepped line through every P&L event of
 // the period, green above zero and red below, on Discord's dark theme.
 import { createCanvas } from "@napi-rs/canvas";
-import { Chart, registerables, type ChartConfiguration, type ChartItem, type Plugin } from "chart.js";
+import { Chart, registerables, type ChartConfiguration, type ChartItem } from "chart.js";
 import type { Cents } from "../money.ts";
 import { CHART_FONT_FAMILY, registerChartFont } from "./fonts.ts";
+import { DARK, darkBackground, drawEmpty } from "./theme.ts";
 
 const THEME = {
-  background: "#2b2d31",
-  text: "#dbdee1",
-  muted: "#949ba4",
-  grid: "rgba(255, 255, 255, 0.08)",
+  ...DARK,
   zero: "rgba(255, 255, 255, 0.35)",
   gain: "#23a55a",
   loss: "#f23f43",
@@ -30,32 +28,12 @@ export interface PnlChartInput {
 const label = (d: Date) =>
   `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()} ${String(d.getUTCHours()).padStart(2, "0")}:${String(d.getUTCMinutes()).padStart(2, "0")}`;
 
-const background: Plugin = {
-  id: "pnlBackground",
-  beforeDraw(chart) {
-    const { ctx, width, height } = chart;
-    ctx.save();
-    ctx.fillStyle = THEME.background;
-    ctx.fillRect(0, 0, width, height);
-    ctx.restore();
-  },
-};
-
 /** Never throws on odd data: an empty period draws its title and "No profit or loss yet". */
 export async function renderPnlPng(input: PnlChartInput): Promise<Buffer> {
   const canvas = createCanvas(WIDTH, HEIGHT);
   const title = [...input.title.replace(/\p{Cc}/gu, " ")].slice(0, 80).join("");
   if (input.series.length === 0) {
-    const ctx = canvas.getContext("2d");
-    ctx.fillStyle = THEME.background;
-    ctx.fillRect(0, 0, WIDTH, HEIGHT);
-    ctx.textAlign = "center";
-    ctx.fillStyle = THEME.text;
-    ctx.font = `bold 18px ${CHART_FONT_FAMILY}`;
-    ctx.fillText(title, WIDTH / 2, 36);
-    ctx.fillStyle = THEME.muted;
-    ctx.font = `16px ${CHART_FONT_FAMILY}`;
-    ctx.fillText("No profit or loss in this period", WIDTH / 2, HEIGHT / 2);
+    drawEmpty(canvas.getContext("2d"), WIDTH, HEIGHT, title, "No profit or loss in this period");
     return canvas.encode("png");
   }
   // The line starts at zero, just before the first event.
@@ -102,7 +80,7 @@ export async function renderPnlPng(input: PnlChartInput): Promise<Buffer> {
         },
       },
     },
-    plugins: [background],
+    plugins: [darkBackground],
   };
   // chart.js types its canvas as the DOM's; @napi-rs/canvas implements the 2D API it uses.
   const chart = new Chart(canvas as unknown as ChartItem, config);

@@ -1,16 +1,13 @@
 // Price-history PNG (daily average price line, volume bars, optional individual sales) and the numbers quoted beside it.
-import { createCanvas, type SKRSContext2D } from "@napi-rs/canvas";
-import { Chart, registerables, type ChartConfiguration, type ChartItem, type Plugin } from "chart.js";
+import { createCanvas } from "@napi-rs/canvas";
+import { Chart, registerables, type ChartConfiguration, type ChartItem } from "chart.js";
 import type { HistoryPoint } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import { CHART_FONT_FAMILY, registerChartFont } from "./fonts.ts";
+import { DARK, darkBackground, drawEmpty } from "./theme.ts";
 
-// Discord's dark theme, so the image sits in an embed without a bright box around it.
 const THEME = {
-  background: "#2b2d31",
-  text: "#dbdee1",
-  muted: "#949ba4",
-  grid: "rgba(255, 255, 255, 0.08)",
+  ...DARK,
   line: "#5865f2",
   lineFill: "rgba(88, 101, 242, 0.15)",
   bars: "rgba(148, 155, 164, 0.35)",
@@ -72,29 +69,6 @@ function shorten(text: string, max: number): string {
 function dollarTick(value: number): string {
   const fraction = Number.isInteger(value) ? 0 : 2;
   return `$${value.toLocaleString("en-US", { minimumFractionDigits: fraction, maximumFractionDigits: fraction })}`;
-}
-
-const backgroundPlugin: Plugin = {
-  id: "darkBackground",
-  beforeDraw(chart) {
-    const { ctx, width, height } = chart;
-    ctx.save();
-    ctx.fillStyle = THEME.background;
-    ctx.fillRect(0, 0, width, height);
-    ctx.restore();
-  },
-};
-
-function renderEmpty(ctx: SKRSContext2D, width: number, height: number, title: string): void {
-  ctx.fillStyle = THEME.background;
-  ctx.fillRect(0, 0, width, height);
-  ctx.textAlign = "center";
-  ctx.fillStyle = THEME.text;
-  ctx.font = `bold 18px ${FONT_FAMILY}`;
-  ctx.fillText(title, width / 2, 36);
-  ctx.fillStyle = THEME.muted;
-  ctx.font = `16px ${FONT_FAMILY}`;
-  ctx.fillText("No sales in this period", width / 2, height / 2);
 }
 
 /** Days the x axis steps by: whole days, about ten labels at most. */
@@ -235,7 +209,7 @@ export function priceHistoryChartConfig(
         },
       },
     },
-    plugins: [backgroundPlugin],
+    plugins: [darkBackground],
   };
 }
 
@@ -249,11 +223,12 @@ export async function renderPriceHistoryPng(input: PriceHistoryChartInput): Prom
   const canvas = createCanvas(width, height);
   const config = priceHistoryChartConfig(input);
   if (config === undefined) {
-    renderEmpty(
+    drawEmpty(
       canvas.getContext("2d"),
       width,
       height,
       `${shorten(input.name, MAX_TITLE)} · daily average price`,
+      "No sales in this period",
     );
     return canvas.encode("png");
   }
