@@ -4,7 +4,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Gateway } from "./gateway.ts";
-import { failureResult, parseBody, readRaw, send, type ParsedBody, type RestResult } from "./http.ts";
 import {
   buildAutocomplete,
   buildComponent,
@@ -33,10 +32,11 @@ import {
 } from "./model.ts";
 import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { createRest } from "./rest.ts";
-import { DiscordApiFailure, findComponent, MessageBody, rateLimited } from "./validation.ts";
+import { findComponent, MessageBody } from "./validation.ts";
 import { World, type DoubleEvents, type InteractionRecord, type InteractionResponse } from "./world.ts";
 import { installFields } from "./installs.ts";
 import { shardOf, shardReady } from "./ready.ts";
+import { requestListener, type PendingFault } from "./requests.ts";
 
 export interface DiscordDoubleOptions {
   /** Default 0: any free port. */
@@ -185,7 +185,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
   let interactionTokenTtlMs = options.interactionTokenTtlMs ?? 3000;
   let sendBudget = options.sendBudget;
   let globalLimit = options.globalLimit === false ? undefined : (options.globalLimit ?? DISCORD_GLOBAL_LIMIT);
-  const faults: { spec: FaultSpec; left: number }[] = [];
+  const faults: PendingFault[] = [];
   let address = "";
 
   const acceptToken = (token: string) =>
@@ -212,80 +212,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     globalLimit: () => globalLimit,
   });
 
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? "/", "http://double.local");
-      const method = req.method ?? "GET";
-      if (!url.pathname.startsWith("/api/v10/")) {
-        send(res, staticRoute(world, url.pathname));
-        return;
-      }
-      const path = url.pathname
-        .slice("/api/v10".length)
-        .split("/")
-        .map((segment) => safeDecode(segment))
-        .join("/");
-      const raw = await readRaw(req);
-      const auth = req.headers.authorization ?? "";
-      let body: ParsedBody = { json: undefined, files: [], raw };
-      let result: RestResult;
-      let parseFailure: DiscordApiFailure | undefined;
-      try {
-        body = await parseBody(req.headers["content-type"], raw);
-      } catch (error) {
-        parseFailure =
-          error instanceof DiscordApiFailure ? error : new DiscordApiFailure(400, 50109, "Bad body");
-      }
-      const recorded: RecordedRequest = {
-        method,
-        path,
-        query: Object.fromEntries(url.searchParams),
-        body: body.json,
-        rawBody: raw.toString("utf8"),
-        files: body.files.map((f) => ({
-          name: f.name,
-          filename: f.filename,
-          size: f.data.length,
-          contentType: f.contentType,
-        })),
-        authorized: auth.startsWith("Bot ") && acceptToken(auth.slice(4)),
-        at: Date.now(),
-        status: 0,
-        fault: false,
-      };
-      world.recordRequest(recorded);
-      const fault = takeFault(faults, method, path);
-      try {
-        if (fault) {
-          recorded.fault = true;
-          result = faultResult(fault);
-        } else if (parseFailure) {
-          throw parseFailure;
-        } else {
-          result = await rest({
-            method,
-            path,
-            query: url.searchParams,
-            body,
-            authorized: recorded.authorized,
-          });
-        }
-      } catch (error) {
-        if (error instanceof DiscordApiFailure) {
-          result = failureResult(error);
-        } else {
-          logger.error({ err: error, method, path }, "discord double failed on a request");
-          result = { status: 500, body: { message: "500: Internal Server Error", code: 0 } };
-        }
-      }
-      recorded.status = result.status;
-      send(res, result);
-      world.finishRequest(recorded);
-    })().catch((error: unknown) => {
-      logger.error({ err: error }, "discord double could not answer");
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+  const server: Server = createServer(requestListener({ world, rest, acceptToken, faults, logger }));
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
@@ -589,67 +516,6 @@ function createHandle(
 }
 
 const live = (m: StoredMessage | undefined): StoredMessage | undefined => (m && !m.deleted ? m : undefined);
-
-function takeFault(
-  faults: { spec: FaultSpec; left: number }[],
-  method: string,
-  path: string,
-): FaultSpec | undefined {
-  const index = faults.findIndex(
-    (f) =>
-      f.left > 0 &&
-      (f.spec.method === undefined || f.spec.method.toUpperCase() === method) &&
-      (typeof f.spec.path === "string" ? path.includes(f.spec.path) : f.spec.path.test(path)),
-  );
-  const fault = faults[index];
-  if (!fault) return undefined;
-  fault.left -= 1;
-  if (fault.left <= 0) faults.splice(index, 1);
-  return fault.spec;
-}
-
-function faultResult(spec: FaultSpec): RestResult {
-  if (spec.status === 429) return failureResult(rateLimited(spec.retryAfter ?? 0.05));
-  const defaults: Record<number, [number, string]> = {
-    400: [50035, "Invalid Form Body"],
-    403: [50013, "Missing Permissions"],
-    404: [10003, "Unknown Channel"],
-    500: [0, "500: Internal Server Error"],
-    502: [0, "502: Bad Gateway"],
-    503: [0, "503: Service Unavailable"],
-  };
-  const [code, message] = defaults[spec.status] ?? [0, "error"];
-  return { status: spec.status, body: { message: spec.message ?? message, code: spec.code ?? code } };
-}
-
-function staticRoute(world: World, pathname: string): RestResult {
-  const attachment = /^\/attachments\/(\d+)\/(\d+)\/[^/]+$/.exec(pathname);
-  if (attachment) {
-    const message = world
-      .messagesIn(attachment[1] ?? "")
-      .find((m) => m.attachments.some((a) => a.id === attachment[2]));
-    const file = message?.attachments.find((a) => a.id === attachment[2]);
-    if (file) {
-      return {
-        status: 200,
-        body: file.data,
-        headers: { "content-type": file.contentType ?? "application/octet-stream" },
-      };
-    }
-  }
-  if (pathname === "/") {
-    return { status: 200, body: { service: "local discord double", api: "/api/v10", gateway: "/gateway" } };
-  }
-  return { status: 404, body: { message: "404: Not Found", code: 0 } };
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
 function recentRequests(world: World): string {
   const last = world.requests.slice(-8).map((r) => `  ${r.method} ${r.path} -> ${r.status}`);
