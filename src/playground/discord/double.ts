@@ -11,7 +11,6 @@ import {
   buildSlash,
   type BuiltInteraction,
   type DispatchOptions,
-  type InteractionState,
   type OptionValue,
   type PayloadContext,
   type SlashOptions,
@@ -33,10 +32,11 @@ import {
 import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { createRest } from "./rest.ts";
 import { findComponent, MessageBody } from "./validation.ts";
-import { World, type DoubleEvents, type InteractionRecord, type InteractionResponse } from "./world.ts";
+import { World, type DoubleEvents, type InteractionRecord } from "./world.ts";
 import { installFields } from "./installs.ts";
 import { shardOf, shardReady } from "./ready.ts";
 import { requestListener, type PendingFault } from "./requests.ts";
+import { createHandle, DEFAULT_WAIT_MS, waitOnWorld, type InteractionHandle } from "./handles.ts";
 
 export interface DiscordDoubleOptions {
   /** Default 0: any free port. */
@@ -59,29 +59,6 @@ export interface DiscordDoubleOptions {
   readonly sendBudget?: SendBudget;
   /** The bot's global request limit; default Discord's 50/s, false: none. */
   readonly globalLimit?: GlobalLimit | false;
-}
-
-export interface InteractionHandle {
-  readonly id: string;
-  readonly token: string;
-  /** The INTERACTION_CREATE `d` that was dispatched. */
-  readonly payload: Record<string, unknown>;
-  readonly record: InteractionRecord;
-  /** The first accepted callback (reply, deferral, modal, choices), with ms since dispatch. */
-  firstResponse(timeoutMs?: number): Promise<InteractionResponse>;
-  /**
-   * The message the user ends up seeing: the reply, the @original once a deferral was edited,
-   * the updated source message for component updates, or the last follow-up if @original was deleted.
-   */
-  finalMessage(timeoutMs?: number): Promise<StoredMessage>;
-  followUps(): StoredMessage[];
-  /** Resolves with the first truthy value of `probe`, re-checked after every change. */
-  waitFor<T>(
-    probe: (state: InteractionState) => T | undefined | null | false,
-    timeoutMs?: number,
-  ): Promise<T>;
-  /** Make the token refuse callbacks from now on (10062), as if 3 s had passed. */
-  expire(): void;
 }
 
 export interface DiscordDouble {
@@ -173,8 +150,6 @@ export interface DiscordDouble {
   close(): Promise<void>;
 }
 
-const DEFAULT_WAIT_MS = 5000;
-
 export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Promise<DiscordDouble> {
   const logger = (options.logger ?? pino({ level: "silent" })).child({ module: "discord-double" });
   const applicationId = options.applicationId ?? DEFAULT_IDS.application;
@@ -230,42 +205,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     tokenTtlMs: interactionTokenTtlMs,
   });
 
-  const waitFor = <T>(
-    probe: () => T | undefined | null | false,
-    timeoutMs = DEFAULT_WAIT_MS,
-    what = "a condition",
-  ): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first) {
-        resolve(first);
-        return;
-      }
-      const timer = setTimeout(() => {
-        unsubscribe();
-        reject(
-          new Error(
-            `discord double: timed out after ${timeoutMs} ms waiting for ${what}${recentRequests(world)}`,
-          ),
-        );
-      }, timeoutMs);
-      const unsubscribe = world.onChange(() => {
-        let value: T | undefined | null | false;
-        try {
-          value = probe();
-        } catch (error) {
-          clearTimeout(timer);
-          unsubscribe();
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        if (value) {
-          clearTimeout(timer);
-          unsubscribe();
-          resolve(value);
-        }
-      });
-    });
+  const waitFor = waitOnWorld(world);
 
   const dispatch = (built: BuiltInteraction): InteractionHandle => {
     const shardId = built.shardGuildId ? shardOf(built.shardGuildId, gateway.shardCount) : 0;
@@ -461,65 +401,5 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
   return double;
 }
 
-function createHandle(
-  world: World,
-  record: InteractionRecord,
-  waitFor: <T>(probe: () => T | undefined | null | false, timeoutMs?: number, what?: string) => Promise<T>,
-): InteractionHandle {
-  const state = (): InteractionState => ({
-    record,
-    responses: record.responses,
-    original: live(record.originalMessageId ? world.messages.get(record.originalMessageId) : undefined),
-    followUps: record.followUpIds
-      .map((id) => world.messages.get(id))
-      .filter((m): m is StoredMessage => m !== undefined && !m.deleted),
-  });
-  const label = record.commandPath ? `/${record.commandPath}` : `${record.kind} ${record.customId ?? ""}`;
-  return {
-    id: record.id,
-    token: record.token,
-    payload: record.payload,
-    record,
-    firstResponse(timeoutMs) {
-      return waitFor(() => record.responses[0], timeoutMs, `the first response to ${label}`);
-    },
-    finalMessage(timeoutMs) {
-      return waitFor(
-        () => {
-          const first = record.responses[0];
-          if (!first) return undefined;
-          if (first.type === 8 || first.type === 9) {
-            throw new Error(
-              `${label} was answered with ${first.type === 8 ? "choices" : "a modal"}, not a message`,
-            );
-          }
-          const { original, followUps } = state();
-          // @original deleted (e.g. a public "thinking…" replaced by a private answer): the last follow-up.
-          if (record.originalMessageId !== undefined && original === undefined) return followUps.at(-1);
-          if (!original) return undefined;
-          if (first.type === 5) return original.loading ? undefined : original;
-          if (first.type === 6) return (original.editedAt ?? 0) >= first.at ? original : undefined;
-          return original;
-        },
-        timeoutMs,
-        `the final message of ${label}`,
-      );
-    },
-    followUps: () => [...state().followUps],
-    waitFor(probe, timeoutMs) {
-      return waitFor(() => probe(state()), timeoutMs, `a condition on ${label}`);
-    },
-    expire() {
-      record.expiresAt = Date.now() - 1;
-    },
-  };
-}
-
-const live = (m: StoredMessage | undefined): StoredMessage | undefined => (m && !m.deleted ? m : undefined);
-
-function recentRequests(world: World): string {
-  const last = world.requests.slice(-8).map((r) => `  ${r.method} ${r.path} -> ${r.status}`);
-  return last.length > 0 ? `\nlast requests to the double:\n${last.join("\n")}` : "";
-}
-
 export { memberPermissions, shardOf };
+export type { InteractionHandle };
