@@ -4,22 +4,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Gateway } from "./gateway.ts";
-import {
-  buildAutocomplete,
-  buildComponent,
-  buildModalSubmit,
-  buildSlash,
-  type BuiltInteraction,
-  type DispatchOptions,
-  type OptionValue,
-  type PayloadContext,
-  type SlashOptions,
-  resolveTarget,
-} from "./interactions.ts";
+import { type DispatchOptions, type PayloadContext, resolveTarget } from "./interactions.ts";
 import {
   DEFAULT_IDS,
   defaultGuild,
-  isEphemeral,
   defaultUsers,
   memberPermissions,
   type DoubleGuild,
@@ -31,12 +19,13 @@ import {
 } from "./model.ts";
 import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { createRest } from "./rest.ts";
-import { findComponent, MessageBody } from "./validation.ts";
+import { MessageBody } from "./validation.ts";
 import { World, type DoubleEvents, type InteractionRecord } from "./world.ts";
 import { installFields } from "./installs.ts";
 import { shardOf, shardReady } from "./ready.ts";
 import { requestListener, type PendingFault } from "./requests.ts";
-import { createHandle, DEFAULT_WAIT_MS, waitOnWorld, type InteractionHandle } from "./handles.ts";
+import { DEFAULT_WAIT_MS, waitOnWorld, type InteractionHandle } from "./handles.ts";
+import { userActions, type UserActions } from "./actions.ts";
 
 export interface DiscordDoubleOptions {
   /** Default 0: any free port. */
@@ -61,7 +50,7 @@ export interface DiscordDoubleOptions {
   readonly globalLimit?: GlobalLimit | false;
 }
 
-export interface DiscordDouble {
+export interface DiscordDouble extends UserActions {
   /** http://127.0.0.1:PORT */
   readonly url: string;
   /** The REST base for discord.js's `rest.api` (without /v10): http://127.0.0.1:PORT/api */
@@ -94,34 +83,6 @@ export interface DiscordDouble {
   dropGateway(timeoutMs?: number): Promise<void>;
   /** True once a bot identified on the shard that serves this guild (or DMs). */
   isBotConnected(): boolean;
-  slash(user: DoubleUser, command: string, options?: SlashOptions, opts?: DispatchOptions): InteractionHandle;
-  autocomplete(
-    user: DoubleUser,
-    command: string,
-    options: Readonly<Record<string, OptionValue>>,
-    focused: string,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  /** Presses a button. Without `message`, a bot message carrying that button is made up first. */
-  button(
-    user: DoubleUser,
-    customId: string,
-    message?: StoredMessage,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  select(
-    user: DoubleUser,
-    customId: string,
-    values: readonly string[],
-    message?: StoredMessage,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  modalSubmit(
-    user: DoubleUser,
-    customId: string,
-    fields: Readonly<Record<string, string>>,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
   /** Puts a message in a channel as if it had been sent earlier (default author: the bot). */
   postMessage(
     channelId: string,
@@ -207,38 +168,14 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
 
   const waitFor = waitOnWorld(world);
 
-  const dispatch = (built: BuiltInteraction): InteractionHandle => {
-    const shardId = built.shardGuildId ? shardOf(built.shardGuildId, gateway.shardCount) : 0;
-    world.addInteraction(built.record);
-    gateway.dispatch(shardId, "INTERACTION_CREATE", built.payload);
-    return createHandle(world, built.record, waitFor);
-  };
-
-  const bySource = (
-    user: DoubleUser,
-    userMessage: StoredMessage | undefined,
-    customId: string,
-    channelId: string | undefined,
-  ) => {
-    if (userMessage) {
-      const current = world.messages.get(userMessage.id);
-      if (!current || current.deleted) throw new Error(`message ${userMessage.id} no longer exists`);
-      if (!findComponent(current.components, customId)) {
-        throw new Error(`message ${current.id} has no component with custom_id "${customId}"`);
-      }
-      // Discord shows an ephemeral message to one user only: nobody else can click on it.
-      const owner = current.interactionId ? world.interactions.get(current.interactionId)?.user : undefined;
-      if (isEphemeral(current) && owner && owner.id !== user.id) {
-        throw new Error(`${user.username} cannot see ${owner.username}'s ephemeral message ${current.id}`);
-      }
-      return current;
-    }
-    // A message from before a restart: the bot sent it, the user clicks it now.
-    return double.postMessage(channelId ?? double.channelId, {
-      content: "(message sent earlier)",
-      components: [{ type: 1, components: [{ type: 2, style: 1, label: "Button", custom_id: customId }] }],
-    });
-  };
+  const actions = userActions({
+    world,
+    gateway,
+    payloadContext,
+    waitFor,
+    postMessage: (channelId, body) => double.postMessage(channelId, body),
+    defaultChannelId: () => double.channelId,
+  });
 
   const double: DiscordDouble = {
     url: `http://${address}`,
@@ -331,35 +268,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     isBotConnected() {
       return gateway.shards.length > 0 && gateway.shards.every((s) => gateway.isConnected(s));
     },
-    slash(user, command, slashOptions = {}, opts = {}) {
-      return dispatch(buildSlash(payloadContext(), user, command, slashOptions, opts));
-    },
-    autocomplete(user, command, values, focused, opts = {}) {
-      return dispatch(buildAutocomplete(payloadContext(), user, command, values, focused, opts));
-    },
-    button(user, customId, message, opts = {}) {
-      const source = bySource(user, message, customId, opts.channelId);
-      return dispatch(buildComponent(payloadContext(), user, customId, source, undefined, opts));
-    },
-    select(user, customId, values, message, opts = {}) {
-      const source = message
-        ? bySource(user, message, customId, opts.channelId)
-        : double.postMessage(opts.channelId ?? double.channelId, {
-            content: "(message sent earlier)",
-            components: [
-              {
-                type: 1,
-                components: [
-                  { type: 3, custom_id: customId, options: values.map((v) => ({ label: v, value: v })) },
-                ],
-              },
-            ],
-          });
-      return dispatch(buildComponent(payloadContext(), user, customId, source, values, opts));
-    },
-    modalSubmit(user, customId, fields, opts = {}) {
-      return dispatch(buildModalSubmit(payloadContext(), user, customId, fields, opts));
-    },
+    ...actions,
     postMessage(channelId, body, author = bot) {
       if (!world.channels.has(channelId)) throw new Error(`unknown channel ${channelId}`);
       return world.createMessage({ channelId, author, body: MessageBody.parse(body), files: [] });
