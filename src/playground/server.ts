@@ -6,7 +6,6 @@ import { ApplicationCommandOptionType, ChannelType, InteractionContextType } fro
 import { z } from "zod";
 import type { RuleView } from "../alerts/rules.ts";
 import type { Logger } from "../log.ts";
-import { SandboxError } from "../sandbox/errors.ts";
 import { ListingTemplate } from "../sandbox/control.ts";
 import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
 import { listenOn } from "../util/listen.ts";
@@ -19,6 +18,15 @@ import {
   type RegisteredCommand,
   type StoredMessage,
 } from "./discord/index.ts";
+import {
+  checkOrigin,
+  failureOf,
+  findHumanUser,
+  findVisibleMessage,
+  HttpFailure,
+  readJson,
+  sendJson,
+} from "./pageHttp.ts";
 import { listingMatching } from "./ruleListing.ts";
 import { isVisibleTo, messageView, userView } from "./view.ts";
 
@@ -43,7 +51,6 @@ export interface PlaygroundServer {
 
 /** Discord gives a bot 3 s to answer; the page waits a little longer before saying it did not. */
 const FIRST_RESPONSE_MS = 3500;
-const MAX_BODY_BYTES = 256 * 1024;
 const SSE_PING_MS = 15_000;
 const WEB_DIR = new URL("./web/", import.meta.url);
 const STATIC_FILES: Readonly<Record<string, string>> = {
@@ -77,15 +84,6 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
   "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const UserRef = z.string().min(1).max(40);
 const Id = z.string().regex(/^\d{1,25}$/);
@@ -171,11 +169,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
   const faults: { id: number; path: string; kind: string }[] = [];
   let port = 0;
 
-  const humanUser = (ref: string): DoubleUser => {
-    const user = double.users.find((u) => u.username === ref || u.id === ref);
-    if (!user) throw new HttpFailure(404, `no user "${ref}" in the playground`);
-    return user;
-  };
+  const humanUser = (ref: string): DoubleUser => findHumanUser(double, ref);
   const demoOf = (user: DoubleUser): DemoUser | undefined =>
     options.sandbox?.users.find((d) => d.name === user.username);
 
@@ -188,11 +182,8 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     return { channelId } as const;
   };
 
-  const visibleMessage = (user: DoubleUser, id: string): StoredMessage => {
-    const message = double.message(id);
-    if (!message || !isVisibleTo(double, message, user)) throw new HttpFailure(404, "unknown message");
-    return message;
-  };
+  const visibleMessage = (user: DoubleUser, id: string): StoredMessage =>
+    findVisibleMessage(double, user, id);
 
   /**
    * The commands this user can see here: guild commands shadow global ones, installs, contexts and
@@ -606,63 +597,4 @@ function coerce(def: OptionDef, value: string | number | boolean): string | numb
     default:
       return String(value);
   }
-}
-
-/**
- * Only this machine's browser may drive the bot: a Host other than the loopback name defeats DNS
- * rebinding, and a foreign Origin or a non-JSON body defeats cross-site form posts.
- */
-function checkOrigin(req: IncomingMessage, port: number): void {
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  if (!allowedHosts.includes(req.headers.host ?? "")) throw new HttpFailure(403, "unexpected Host header");
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
-    throw new HttpFailure(403, "cross-origin requests are refused");
-  }
-  const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "DELETE") {
-    if (!req.headers["content-type"]?.startsWith("application/json")) {
-      throw new HttpFailure(415, "send JSON");
-    }
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpFailure(413, "body too large");
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  try {
-    return text === "" ? {} : (JSON.parse(text) as unknown);
-  } catch {
-    throw new HttpFailure(400, "the body is not JSON");
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(Buffer.byteLength(text)),
-    "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-  });
-  res.end(text);
-}
-
-/** Maps what went wrong to a status and a message the page can show. */
-function failureOf(error: unknown): [number, string] {
-  if (error instanceof HttpFailure) return [error.status, error.message];
-  if (error instanceof z.ZodError) {
-    const issue = error.issues[0];
-    return [400, issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "invalid request"];
-  }
-  if (error instanceof SandboxError) return [error.status >= 500 ? 502 : 400, error.message];
-  // The double's user helpers throw plain errors for what Discord's client would not let a user send.
-  if (error instanceof Error) return [400, error.message];
-  return [500, "internal error"];
 }
