@@ -8,6 +8,10 @@ import { isVisibleTo } from "./view.ts";
 
 const MAX_BODY_BYTES = 256 * 1024;
 
+/** A user as the page names one (username or id), and a Discord id. */
+export const UserRef = z.string().min(1).max(40);
+export const Id = z.string().regex(/^\d{1,25}$/);
+
 export class HttpFailure extends Error {
   constructor(
     readonly status: number,

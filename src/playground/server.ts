@@ -6,8 +6,7 @@ import { ApplicationCommandOptionType, ChannelType, InteractionContextType } fro
 import { z } from "zod";
 import type { RuleView } from "../alerts/rules.ts";
 import type { Logger } from "../log.ts";
-import { ListingTemplate } from "../sandbox/control.ts";
-import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 import { listenOn } from "../util/listen.ts";
 import {
   memberPermissions,
@@ -24,11 +23,15 @@ import {
   findHumanUser,
   findVisibleMessage,
   HttpFailure,
+  Id,
   readJson,
   sendJson,
+  UserRef,
 } from "./pageHttp.ts";
-import { listingMatching } from "./ruleListing.ts";
+import { createSandboxApi } from "./sandboxApi.ts";
 import { isVisibleTo, messageView, userView } from "./view.ts";
+
+export { FAULT_KINDS } from "./sandboxApi.ts";
 
 export interface PlaygroundServerOptions {
   readonly double: DiscordDouble;
@@ -85,8 +88,6 @@ const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
   "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const UserRef = z.string().min(1).max(40);
-const Id = z.string().regex(/^\d{1,25}$/);
 const OptionValue = z.union([z.string().max(6000), z.number().finite(), z.boolean()]);
 const OptionsByName = z.record(z.string().max(32), OptionValue);
 
@@ -115,43 +116,6 @@ const TextMessageBody = z.object({
   content: z.string().trim().min(1).max(2000),
 });
 const InstallBody = z.object({ user: UserRef, installed: z.boolean() });
-const BidBody = z.object({ listingId: Id, maxPrice: z.number().int().min(1) });
-const SaleBody = z.object({ user: UserRef });
-const ReversalBody = z.object({ tradeId: Id });
-const WebsiteOrderBody = z.object({
-  user: z.string().min(1),
-  marketHashName: z.string().trim().min(1).max(200),
-  maxPrice: z.number().int().min(3),
-  quantity: z.number().int().min(1).max(100).default(1),
-});
-const RivalOrderBody = z.object({
-  marketHashName: z.string().trim().min(1).max(200),
-  maxPrice: z.number().int().min(3),
-  minFloat: z.number().min(0).max(1).optional(),
-  maxFloat: z.number().min(0).max(1).optional(),
-});
-const ClockBody = z.object({
-  ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(365 * 86_400_000),
-});
-const FaultBody = z.object({
-  path: z.string().trim().min(1).max(200),
-  kind: z.enum(["5xx", "429", "latency", "hang"]),
-});
-
-/** The panel's four kinds of trouble, as sandbox fault specs. */
-export const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
-  "5xx": { kind: "status", status: 503 },
-  "429": { kind: "rate_limit", retryAfterSeconds: 5 },
-  // Well under the market client's 10 s timeout: slow answers that still arrive. Hang is the one
-  // that never answers, so the two demonstrate different things.
-  latency: { kind: "latency", ms: 3_000 },
-  hang: { kind: "hang" },
-};
-
 interface SseClient {
   readonly res: ServerResponse;
   readonly user: DoubleUser;
@@ -159,19 +123,17 @@ interface SseClient {
 
 export async function startPlaygroundServer(options: PlaygroundServerOptions): Promise<PlaygroundServer> {
   const { double } = options;
-  const needSandbox = (): Sandbox => {
-    if (!options.sandbox) throw new HttpFailure(409, "no sandbox runs: MARKET_BASE_URL is set");
-    return options.sandbox;
-  };
   const log = options.logger.child({ module: "playground" });
   const host = options.host ?? "127.0.0.1";
   const clients = new Set<SseClient>();
-  const faults: { id: number; path: string; kind: string }[] = [];
   let port = 0;
 
   const humanUser = (ref: string): DoubleUser => findHumanUser(double, ref);
-  const demoOf = (user: DoubleUser): DemoUser | undefined =>
-    options.sandbox?.users.find((d) => d.name === user.username);
+  const sandboxApi = createSandboxApi({
+    sandbox: options.sandbox,
+    rulesOf: options.rulesOf,
+    humanUser,
+  });
 
   /** Where an interaction from the page happens: in a guild channel, or in the user's DM with the bot. */
   const placeOf = (user: DoubleUser, channelId: string) => {
@@ -252,6 +214,9 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     const method = req.method ?? "GET";
     const route = `${method} ${url.pathname}`;
     const q = (name: string) => url.searchParams.get(name) ?? "";
+    if (url.pathname === "/api/sandbox" || url.pathname.startsWith("/api/sandbox/")) {
+      return sandboxApi(route, req, q);
+    }
     switch (route) {
       case "GET /api/bootstrap":
         return bootstrap();
@@ -320,84 +285,6 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
         double.setAccountInstall(humanUser(body.user).id, body.installed);
         return { installed: body.installed };
       }
-      case "GET /api/sandbox":
-        return sandboxState(humanUser(q("user")));
-      case "GET /api/sandbox/rule-listings": {
-        const user = humanUser(q("user"));
-        const rules = await options.rulesOf(user.id);
-        return {
-          rules: rules
-            .filter((r) => r.enabled)
-            .map((r) => ({ name: r.name, summary: r.summary, template: listingMatching(r.filters) })),
-        };
-      }
-      case "POST /api/sandbox/listings": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createListing(template) };
-      }
-      // Live shapes (docs/live-service.md): a listing with odd field types, one no client can read, and a
-      // buy order made on the website (an expression, no item name).
-      case "POST /api/sandbox/listings/odd": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createOddListing(template) };
-      }
-      case "POST /api/sandbox/listings/unreadable": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createUnreadableListing(template) };
-      }
-      case "POST /api/sandbox/website-orders": {
-        const body = WebsiteOrderBody.parse(await readJson(req));
-        const demo = demoOf(humanUser(body.user));
-        if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
-        return {
-          order: needSandbox().control.createWebsiteBuyOrder({
-            platformId: demo.platformId,
-            marketHashName: body.marketHashName,
-            maxPrice: body.maxPrice,
-            quantity: body.quantity,
-          }),
-        };
-      }
-      case "POST /api/sandbox/rival-orders": {
-        const b = RivalOrderBody.parse(await readJson(req));
-        return {
-          order: needSandbox().control.createRivalBuyOrder({
-            marketHashName: b.marketHashName,
-            maxPrice: b.maxPrice,
-            ...(b.minFloat === undefined ? {} : { minFloat: b.minFloat }),
-            ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
-          }),
-        };
-      }
-      case "POST /api/sandbox/bids": {
-        const body = BidBody.parse(await readJson(req));
-        return { bid: needSandbox().control.placeCompetingBid(body.listingId, body.maxPrice) };
-      }
-      case "POST /api/sandbox/sales": {
-        const body = SaleBody.parse(await readJson(req));
-        const demo = demoOf(humanUser(body.user));
-        if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
-        return { trade: needSandbox().control.createSaleForSeller(demo.platformId) };
-      }
-      // The item's sender reverses a verified trade: rollback entries on both sides (reversal alerts).
-      case "POST /api/sandbox/reversals": {
-        const body = ReversalBody.parse(await readJson(req));
-        return { trade: needSandbox().control.reverseTrade(body.tradeId, "reversed from the playground") };
-      }
-      case "POST /api/sandbox/clock": {
-        const body = ClockBody.parse(await readJson(req));
-        return { now: needSandbox().control.advanceClock(body.ms) };
-      }
-      case "POST /api/sandbox/faults": {
-        const body = FaultBody.parse(await readJson(req));
-        const { id } = needSandbox().control.injectFault({ path: body.path, ...FAULT_KINDS[body.kind] });
-        faults.push({ id, path: body.path, kind: body.kind });
-        return { faults };
-      }
-      case "DELETE /api/sandbox/faults":
-        needSandbox().control.clearFaults();
-        faults.length = 0;
-        return { faults };
       default:
         throw new HttpFailure(404, "not found");
     }
@@ -427,24 +314,6 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
         .map((c) => ({ id: c.id, name: c.name })),
     })),
   });
-
-  const sandboxState = (user: DoubleUser) => {
-    const sandbox = needSandbox();
-    const demo = demoOf(user);
-    const now = sandbox.control.now();
-    if (!demo) return { account: null, now, faults, catalog: sandbox.catalog, inventory: [] };
-    return {
-      account: {
-        platformId: demo.platformId,
-        apiKey: demo.apiKey,
-        ...sandbox.control.balance(demo.platformId),
-      },
-      now,
-      faults,
-      catalog: sandbox.catalog,
-      inventory: sandbox.control.inventoryDetails(demo.platformId),
-    };
-  };
 
   const serveFile = (res: ServerResponse, user: DoubleUser, parts: string[]) => {
     const [messageId = "", attachmentId = ""] = parts;
