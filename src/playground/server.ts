@@ -1,5 +1,4 @@
 // The playground's web server: the Discord-like page, its JSON API over the local Discord, live events (SSE) and the sandbox panel.
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApplicationCommandOptionType, ChannelType, InteractionContextType } from "discord.js";
@@ -28,6 +27,7 @@ import {
   sendJson,
   UserRef,
 } from "./pageHttp.ts";
+import { servePageFile, serveUpload } from "./pageFiles.ts";
 import { createSandboxApi } from "./sandboxApi.ts";
 import { isVisibleTo, messageView, userView } from "./view.ts";
 
@@ -55,38 +55,6 @@ export interface PlaygroundServer {
 /** Discord gives a bot 3 s to answer; the page waits a little longer before saying it did not. */
 const FIRST_RESPONSE_MS = 3500;
 const SSE_PING_MS = 15_000;
-const WEB_DIR = new URL("./web/", import.meta.url);
-const STATIC_FILES: Readonly<Record<string, string>> = {
-  "/": "index.html",
-  "/index.html": "index.html",
-  "/app.js": "app.js",
-  "/render.js": "render.js",
-  "/markdown.js": "markdown.js",
-  "/composer.js": "composer.js",
-  "/components.js": "components.js",
-  "/connection.js": "connection.js",
-  "/modal.js": "modal.js",
-  "/optionInput.js": "optionInput.js",
-  "/placement.js": "placement.js",
-  "/popup.js": "popup.js",
-  "/scroll.js": "scroll.js",
-  "/slashCommands.js": "slashCommands.js",
-  "/panel.js": "panel.js",
-  "/rivals.js": "rivals.js",
-  "/install.js": "install.js",
-  "/inventory.js": "inventory.js",
-  "/panelParts.js": "panelParts.js",
-  "/style.css": "style.css",
-};
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  html: "text/html; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  css: "text/css; charset=utf-8",
-};
-/** The page runs only its own scripts and styles; bot and user text can never become code. */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
-  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const OptionValue = z.union([z.string().max(6000), z.number().finite(), z.boolean()]);
 const OptionsByName = z.record(z.string().max(32), OptionValue);
@@ -315,22 +283,6 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     })),
   });
 
-  const serveFile = (res: ServerResponse, user: DoubleUser, parts: string[]) => {
-    const [messageId = "", attachmentId = ""] = parts;
-    const file = visibleMessage(user, messageId).attachments.find((a) => a.id === attachmentId);
-    if (!file) throw new HttpFailure(404, "unknown file");
-    const image = file.contentType?.startsWith("image/") === true;
-    res.writeHead(200, {
-      "content-type": image ? (file.contentType ?? "application/octet-stream") : "application/octet-stream",
-      "content-length": String(file.data.length),
-      // A bot could upload anything: never let an upload run as a page of this origin.
-      "content-security-policy": "default-src 'none'; sandbox",
-      "x-content-type-options": "nosniff",
-      ...(image ? {} : { "content-disposition": "attachment" }),
-    });
-    res.end(file.data);
-  };
-
   const openEvents = (req: IncomingMessage, res: ServerResponse, user: DoubleUser) => {
     res.writeHead(200, {
       "content-type": "text/event-stream",
@@ -375,20 +327,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
       const url = new URL(req.url ?? "/", "http://playground.local");
       try {
         checkOrigin(req, port);
-        const file = STATIC_FILES[url.pathname];
-        if (file && req.method === "GET") {
-          const ext = file.slice(file.lastIndexOf(".") + 1);
-          const body = await readFile(new URL(file, WEB_DIR));
-          res.writeHead(200, {
-            "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
-            "cache-control": "no-store",
-            "content-security-policy": PAGE_CSP,
-            "x-content-type-options": "nosniff",
-            "referrer-policy": "no-referrer",
-          });
-          res.end(body);
-          return;
-        }
+        if (await servePageFile(res, url.pathname, req.method)) return;
         if (url.pathname === "/favicon.ico") {
           res.writeHead(204).end();
           return;
@@ -398,8 +337,9 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
           return;
         }
         if (url.pathname.startsWith("/files/") && req.method === "GET") {
-          const parts = url.pathname.split("/").slice(2);
-          serveFile(res, humanUser(url.searchParams.get("user") ?? ""), parts);
+          const user = humanUser(url.searchParams.get("user") ?? "");
+          const [messageId = "", attachmentId = ""] = url.pathname.split("/").slice(2);
+          serveUpload(res, visibleMessage(user, messageId), attachmentId);
           return;
         }
         if (url.pathname.startsWith("/api/")) {
