@@ -1,5 +1,5 @@
 // The playground's web server: the Discord-like page, its JSON API over the local Discord, live events (SSE) and the sandbox panel.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApplicationCommandOptionType, ChannelType, InteractionContextType } from "discord.js";
 import { z } from "zod";
@@ -27,6 +27,7 @@ import {
   sendJson,
   UserRef,
 } from "./pageHttp.ts";
+import { pageEvents } from "./pageEvents.ts";
 import { servePageFile, serveUpload } from "./pageFiles.ts";
 import { createSandboxApi } from "./sandboxApi.ts";
 import { isVisibleTo, messageView, userView } from "./view.ts";
@@ -54,7 +55,6 @@ export interface PlaygroundServer {
 
 /** Discord gives a bot 3 s to answer; the page waits a little longer before saying it did not. */
 const FIRST_RESPONSE_MS = 3500;
-const SSE_PING_MS = 15_000;
 
 const OptionValue = z.union([z.string().max(6000), z.number().finite(), z.boolean()]);
 const OptionsByName = z.record(z.string().max(32), OptionValue);
@@ -84,16 +84,10 @@ const TextMessageBody = z.object({
   content: z.string().trim().min(1).max(2000),
 });
 const InstallBody = z.object({ user: UserRef, installed: z.boolean() });
-interface SseClient {
-  readonly res: ServerResponse;
-  readonly user: DoubleUser;
-}
-
 export async function startPlaygroundServer(options: PlaygroundServerOptions): Promise<PlaygroundServer> {
   const { double } = options;
   const log = options.logger.child({ module: "playground" });
   const host = options.host ?? "127.0.0.1";
-  const clients = new Set<SseClient>();
   let port = 0;
 
   const humanUser = (ref: string): DoubleUser => findHumanUser(double, ref);
@@ -283,44 +277,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     })),
   });
 
-  const openEvents = (req: IncomingMessage, res: ServerResponse, user: DoubleUser) => {
-    res.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    res.write("retry: 1000\n\n");
-    const client: SseClient = { res, user };
-    clients.add(client);
-    req.on("close", () => clients.delete(client));
-  };
-
-  const push = (client: SseClient, event: string, data: unknown) => {
-    client.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-
-  const onMessage = (message: StoredMessage) => {
-    // After this tick: the interaction record learns which message is its reply only after the create event.
-    setImmediate(() => {
-      const current = double.message(message.id) ?? message;
-      for (const client of clients) {
-        if (isVisibleTo(double, current, client.user)) {
-          push(client, "message", { message: messageView(double, current) });
-        } else if (current.deleted) {
-          push(client, "delete", { id: current.id, channelId: current.channelId });
-        }
-      }
-    });
-  };
-  const onCommands = () => {
-    for (const client of clients) push(client, "commands", {});
-  };
-  double.on("message", onMessage);
-  double.on("commandsRegistered", onCommands);
-  const ping = setInterval(() => {
-    for (const client of clients) client.res.write(": ping\n\n");
-  }, SSE_PING_MS);
-  ping.unref();
+  const events = pageEvents(double);
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -333,7 +290,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
           return;
         }
         if (url.pathname === "/api/events" && req.method === "GET") {
-          openEvents(req, res, humanUser(url.searchParams.get("user") ?? ""));
+          events.open(req, res, humanUser(url.searchParams.get("user") ?? ""));
           return;
         }
         if (url.pathname.startsWith("/files/") && req.method === "GET") {
@@ -368,11 +325,7 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {
-        clearInterval(ping);
-        double.off("message", onMessage);
-        double.off("commandsRegistered", onCommands);
-        for (const client of clients) client.res.end();
-        clients.clear();
+        events.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
