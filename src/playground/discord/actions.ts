@@ -5,7 +5,6 @@ import { createHandle, type InteractionHandle, type WaitFor } from "./handles.ts
 import {
   buildAutocomplete,
   buildComponent,
-  buildModalSubmit,
   buildSlash,
   type BuiltInteraction,
   type DispatchOptions,
@@ -13,6 +12,7 @@ import {
   type PayloadContext,
   type SlashOptions,
 } from "./interactions.ts";
+import { buildModalSubmit } from "./modalPayloads.ts";
 import { isEphemeral, type DoubleUser, type StoredMessage } from "./model.ts";
 import { shardOf } from "./ready.ts";
 import { findComponent } from "./validation.ts";
