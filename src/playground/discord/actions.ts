@@ -4,7 +4,6 @@ import type { Gateway } from "./gateway.ts";
 import { createHandle, type InteractionHandle, type WaitFor } from "./handles.ts";
 import {
   buildAutocomplete,
-  buildComponent,
   buildSlash,
   type BuiltInteraction,
   type DispatchOptions,
@@ -13,6 +12,7 @@ import {
   type SlashOptions,
 } from "./interactions.ts";
 import { buildModalSubmit } from "./modalPayloads.ts";
+import { buildComponent } from "./componentPayloads.ts";
 import { isEphemeral, type DoubleUser, type StoredMessage } from "./model.ts";
 import { shardOf } from "./ready.ts";
 import { findComponent } from "./validation.ts";

@@ -1,6 +1,6 @@
 // Builds INTERACTION_CREATE payloads the way Discord sends them, and the handle a test or page awaits.
-import { ApplicationCommandOptionType, ChannelType, ComponentType, InteractionType } from "discord.js";
-import { inheritedOwners, installFields, privateChannelFor } from "./installs.ts";
+import { ApplicationCommandOptionType, ChannelType, InteractionType } from "discord.js";
+import { installFields, privateChannelFor } from "./installs.ts";
 import {
   apiUser,
   memberPermissions,
@@ -10,7 +10,6 @@ import {
   type StoredMessage,
 } from "./model.ts";
 import { interactionToken, snowflake } from "./snowflake.ts";
-import { findComponent } from "./validation.ts";
 import type { ChannelInfo, InteractionKind, InteractionRecord, InteractionResponse, World } from "./world.ts";
 
 export type OptionValue = string | number | boolean | DoubleUser;
@@ -395,39 +394,6 @@ export function buildAutocomplete(
     { kind: "autocomplete", user, target, commandPath: path.trim() },
     opts,
   );
-}
-
-export function buildComponent(
-  ctx: PayloadContext,
-  user: DoubleUser,
-  customId: string,
-  message: StoredMessage,
-  values: readonly string[] | undefined,
-  opts: DispatchOptions,
-): BuiltInteraction {
-  const channel = ctx.world.channels.get(message.channelId);
-  if (!channel) throw new Error(`message ${message.id} is in an unknown channel`);
-  const target: Target = {
-    guild: channel.guildId ? ctx.world.guilds.get(channel.guildId) : undefined,
-    channel,
-  };
-  const component = findComponent(message.components, customId);
-  const componentType =
-    typeof component?.type === "number"
-      ? component.type
-      : values === undefined
-        ? ComponentType.Button
-        : ComponentType.StringSelect;
-  const data: Record<string, unknown> = { custom_id: customId, component_type: componentType };
-  if (values !== undefined) data.values = [...values];
-  const owners = inheritedOwners(ctx.world, message.interactionId);
-  const payload = {
-    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts, undefined, owners),
-    data,
-    message: ctx.world.messageJson(message, ""),
-  };
-  const kind = values === undefined ? "button" : "select";
-  return recordInteraction(ctx, payload, { kind, user, target, customId, sourceMessageId: message.id }, opts);
 }
 
 export interface InteractionState {
