@@ -3,8 +3,6 @@
 import type { Gateway } from "./gateway.ts";
 import { createHandle, type InteractionHandle, type WaitFor } from "./handles.ts";
 import {
-  buildAutocomplete,
-  buildSlash,
   type BuiltInteraction,
   type DispatchOptions,
   type OptionValue,
@@ -12,6 +10,7 @@ import {
   type SlashOptions,
 } from "./interactions.ts";
 import { buildModalSubmit } from "./modalPayloads.ts";
+import { buildAutocomplete, buildSlash } from "./commandPayloads.ts";
 import { buildComponent } from "./componentPayloads.ts";
 import { isEphemeral, type DoubleUser, type StoredMessage } from "./model.ts";
 import { shardOf } from "./ready.ts";
