@@ -11,6 +11,8 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/index.html": "index.html",
   "/app.js": "app.js",
   "/render.js": "render.js",
+  "/dom.js": "dom.js",
+  "/messageComponents.js": "messageComponents.js",
   "/markdown.js": "markdown.js",
   "/composer.js": "composer.js",
   "/components.js": "components.js",
