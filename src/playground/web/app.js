@@ -1,8 +1,9 @@
 // The playground page: a Discord-like client of the local Discord, acting as one of the simulated users.
+import { api } from "./api.js";
 import { createComposer } from "./composer.js";
 import { mountInstalls } from "./install.js";
 import { createPresser } from "./components.js";
-import { openEvents, setOnline } from "./connection.js";
+import { openEvents } from "./connection.js";
 import { refreshRelativeTimes } from "./markdown.js";
 import { createModals } from "./modal.js";
 import { createPanel } from "./panel.js";
@@ -13,29 +14,6 @@ import { keepPinned } from "./scroll.js";
 const GROUP_WINDOW_MS = 7 * 60_000;
 
 const $ = (id) => document.getElementById(id);
-
-/** Said wherever a request fails because the playground process is gone (stopped or restarting). */
-const OFFLINE = "The bot is offline: the page reconnects on its own when it is back.";
-
-async function api(path, { method = "GET", body } = {}) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    // fetch rejects only when no answer came at all: nothing listens on the port.
-    setOnline(false);
-    throw new Error(OFFLINE);
-  }
-  // An answer came, so the bot is reachable; the event stream catches up on its own.
-  setOnline(true);
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
-  return data;
-}
 
 const state = {
   boot: undefined,
