@@ -11,6 +11,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/index.html": "index.html",
   "/app.js": "app.js",
   "/api.js": "api.js",
+  "/state.js": "state.js",
   "/render.js": "render.js",
   "/dom.js": "dom.js",
   "/messageComponents.js": "messageComponents.js",

@@ -9,41 +9,12 @@ import { createModals } from "./modal.js";
 import { createPanel } from "./panel.js";
 import { avatar, el, renderMessage } from "./render.js";
 import { keepPinned } from "./scroll.js";
+import { channelName, dmChannelId, isDm, meUser, names, state } from "./state.js";
 
 /** Messages by the same author within this window share one author line, as in Discord. */
 const GROUP_WINDOW_MS = 7 * 60_000;
 
 const $ = (id) => document.getElementById(id);
-
-const state = {
-  boot: undefined,
-  me: "",
-  channelId: "",
-  /** channel id -> message views in order (only for channels opened since the user was picked) */
-  messages: new Map(),
-  /** message ids seen since the user was picked: a new id elsewhere counts as unread */
-  seen: new Set(),
-  unread: new Map(),
-  dismissed: new Set(),
-  events: undefined,
-};
-
-const meUser = () => state.boot.users.find((u) => u.username === state.me);
-const dmChannelId = () => meUser().dmChannelId;
-const isDm = (channelId) => state.boot.users.some((u) => u.dmChannelId === channelId);
-const channelName = () => {
-  if (isDm(state.channelId)) return `@${state.boot.bot.displayName}`;
-  const channel =
-    state.boot.guild.channels.find((c) => c.id === state.channelId) ??
-    state.boot.elsewhere.flatMap((g) => g.channels).find((c) => c.id === state.channelId);
-  return `#${channel?.name ?? "channel"}`;
-};
-
-const names = () => ({
-  users: new Map([state.boot.bot, ...state.boot.users].map((u) => [u.id, u.displayName])),
-  channels: new Map(state.boot.guild.channels.map((c) => [c.id, c.name])),
-  roles: new Map(state.boot.guild.roles.map((r) => [r.id, r.name])),
-});
 
 // ---- toasts ---------------------------------------------------------------------------------
 
