@@ -1,26 +1,27 @@
-// The playground's web server: the Discord-like page, its JSON API over the local Discord, live events (SSE) and the sandbox panel.
-import { readFile } from "node:fs/promises";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+// The playground's web server: behind one same-origin guard, hands each request to its part: the page's
+// files (pageFiles.ts), live events (pageEvents.ts), the API over the local Discord (chatApi.ts) and the
+// sandbox panel's API (sandboxApi.ts).
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApplicationCommandOptionType, ChannelType, InteractionContextType } from "discord.js";
-import { z } from "zod";
 import type { RuleView } from "../alerts/rules.ts";
 import type { Logger } from "../log.ts";
-import { SandboxError } from "../sandbox/errors.ts";
-import { ListingTemplate } from "../sandbox/control.ts";
-import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 import { listenOn } from "../util/listen.ts";
+import { createChatApi } from "./chatApi.ts";
+import type { DiscordDouble, DoubleUser } from "./discord/index.ts";
+import { pageEvents } from "./pageEvents.ts";
+import { servePageFile, serveUpload } from "./pageFiles.ts";
 import {
-  memberPermissions,
-  type DiscordDouble,
-  type DoubleUser,
-  type InteractionHandle,
-  type InteractionResponse,
-  type RegisteredCommand,
-  type StoredMessage,
-} from "./discord/index.ts";
-import { listingMatching } from "./ruleListing.ts";
-import { isVisibleTo, messageView, userView } from "./view.ts";
+  checkOrigin,
+  failureOf,
+  findHumanUser,
+  findVisibleMessage,
+  HttpFailure,
+  sendJson,
+} from "./pageHttp.ts";
+import { createSandboxApi } from "./sandboxApi.ts";
+
+export { FAULT_KINDS } from "./sandboxApi.ts";
 
 export interface PlaygroundServerOptions {
   readonly double: DiscordDouble;
@@ -41,505 +42,50 @@ export interface PlaygroundServer {
   close(): Promise<void>;
 }
 
-/** Discord gives a bot 3 s to answer; the page waits a little longer before saying it did not. */
-const FIRST_RESPONSE_MS = 3500;
-const MAX_BODY_BYTES = 256 * 1024;
-const SSE_PING_MS = 15_000;
-const WEB_DIR = new URL("./web/", import.meta.url);
-const STATIC_FILES: Readonly<Record<string, string>> = {
-  "/": "index.html",
-  "/index.html": "index.html",
-  "/app.js": "app.js",
-  "/render.js": "render.js",
-  "/markdown.js": "markdown.js",
-  "/composer.js": "composer.js",
-  "/components.js": "components.js",
-  "/connection.js": "connection.js",
-  "/modal.js": "modal.js",
-  "/optionInput.js": "optionInput.js",
-  "/placement.js": "placement.js",
-  "/popup.js": "popup.js",
-  "/scroll.js": "scroll.js",
-  "/slashCommands.js": "slashCommands.js",
-  "/panel.js": "panel.js",
-  "/rivals.js": "rivals.js",
-  "/install.js": "install.js",
-  "/inventory.js": "inventory.js",
-  "/panelParts.js": "panelParts.js",
-  "/style.css": "style.css",
-};
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  html: "text/html; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  css: "text/css; charset=utf-8",
-};
-/** The page runs only its own scripts and styles; bot and user text can never become code. */
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
-  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const UserRef = z.string().min(1).max(40);
-const Id = z.string().regex(/^\d{1,25}$/);
-const OptionValue = z.union([z.string().max(6000), z.number().finite(), z.boolean()]);
-const OptionsByName = z.record(z.string().max(32), OptionValue);
-
-const CommandBody = z.object({
-  user: UserRef,
-  channelId: Id,
-  /** "watch add" */
-  path: z.string().min(1).max(100),
-  options: OptionsByName.default({}),
-});
-const AutocompleteBody = CommandBody.extend({ focused: z.string().min(1).max(32) });
-const ComponentBody = z.object({
-  user: UserRef,
-  messageId: Id,
-  customId: z.string().min(1).max(100),
-  values: z.array(z.string().max(100)).max(25).optional(),
-});
-const ModalBody = z.object({
-  user: UserRef,
-  customId: z.string().min(1).max(100),
-  fields: z.record(z.string().max(100), z.string().max(4000)),
-});
-const TextMessageBody = z.object({
-  user: UserRef,
-  channelId: Id,
-  content: z.string().trim().min(1).max(2000),
-});
-const InstallBody = z.object({ user: UserRef, installed: z.boolean() });
-const BidBody = z.object({ listingId: Id, maxPrice: z.number().int().min(1) });
-const SaleBody = z.object({ user: UserRef });
-const ReversalBody = z.object({ tradeId: Id });
-const WebsiteOrderBody = z.object({
-  user: z.string().min(1),
-  marketHashName: z.string().trim().min(1).max(200),
-  maxPrice: z.number().int().min(3),
-  quantity: z.number().int().min(1).max(100).default(1),
-});
-const RivalOrderBody = z.object({
-  marketHashName: z.string().trim().min(1).max(200),
-  maxPrice: z.number().int().min(3),
-  minFloat: z.number().min(0).max(1).optional(),
-  maxFloat: z.number().min(0).max(1).optional(),
-});
-const ClockBody = z.object({
-  ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(365 * 86_400_000),
-});
-const FaultBody = z.object({
-  path: z.string().trim().min(1).max(200),
-  kind: z.enum(["5xx", "429", "latency", "hang"]),
-});
-
-/** The panel's four kinds of trouble, as sandbox fault specs. */
-export const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omit<FaultSpec, "path">>> = {
-  "5xx": { kind: "status", status: 503 },
-  "429": { kind: "rate_limit", retryAfterSeconds: 5 },
-  // Well under the market client's 10 s timeout: slow answers that still arrive. Hang is the one
-  // that never answers, so the two demonstrate different things.
-  latency: { kind: "latency", ms: 3_000 },
-  hang: { kind: "hang" },
-};
-
-interface SseClient {
-  readonly res: ServerResponse;
-  readonly user: DoubleUser;
-}
-
 export async function startPlaygroundServer(options: PlaygroundServerOptions): Promise<PlaygroundServer> {
   const { double } = options;
-  const needSandbox = (): Sandbox => {
-    if (!options.sandbox) throw new HttpFailure(409, "no sandbox runs: MARKET_BASE_URL is set");
-    return options.sandbox;
-  };
   const log = options.logger.child({ module: "playground" });
   const host = options.host ?? "127.0.0.1";
-  const clients = new Set<SseClient>();
-  const faults: { id: number; path: string; kind: string }[] = [];
   let port = 0;
 
-  const humanUser = (ref: string): DoubleUser => {
-    const user = double.users.find((u) => u.username === ref || u.id === ref);
-    if (!user) throw new HttpFailure(404, `no user "${ref}" in the playground`);
-    return user;
-  };
-  const demoOf = (user: DoubleUser): DemoUser | undefined =>
-    options.sandbox?.users.find((d) => d.name === user.username);
-
-  /** Where an interaction from the page happens: in a guild channel, or in the user's DM with the bot. */
-  const placeOf = (user: DoubleUser, channelId: string) => {
-    if (channelId === double.openDm(user.id)) return { dm: true } as const;
-    if (!double.guilds.some((g) => g.channels.some((c) => c.id === channelId))) {
-      throw new HttpFailure(404, "unknown channel");
-    }
-    return { channelId } as const;
-  };
-
-  const visibleMessage = (user: DoubleUser, id: string): StoredMessage => {
-    const message = double.message(id);
-    if (!message || !isVisibleTo(double, message, user)) throw new HttpFailure(404, "unknown message");
-    return message;
-  };
-
-  /**
-   * The commands this user can see here: guild commands shadow global ones, installs, contexts and
-   * permissions apply (a server without the bot offers commands only to account installs).
-   */
-  const commandsFor = (user: DoubleUser, channelId: string): RegisteredCommand[] => {
-    const dm = channelId === double.openDm(user.id);
-    const guild = dm
-      ? undefined
-      : (double.guilds.find((g) => g.channels.some((c) => c.id === channelId)) ?? double.guild);
-    const byName = new Map<string, RegisteredCommand>();
-    for (const c of double.registeredCommands()) byName.set(c.name, c);
-    if (guild) for (const c of double.registeredCommands(guild.id)) byName.set(c.name, c);
-    const perms = guild ? memberPermissions(guild, user.id) : 0n;
-    return [...byName.values()]
-      .filter((c) => c.type === 1)
-      .filter((c) => double.offers(user, c, dm ? { dm: true } : { channelId }))
-      .filter((c) => {
-        const contexts = Array.isArray(c.contexts) ? (c.contexts as number[]) : undefined;
-        const context = dm ? InteractionContextType.BotDM : InteractionContextType.Guild;
-        return contexts === undefined || contexts.includes(context);
-      })
-      .filter((c) => {
-        if (dm || typeof c.default_member_permissions !== "string") return true;
-        const needed = BigInt(c.default_member_permissions);
-        return (perms & needed) === needed;
-      })
-      .sort((a, b) => a.name.localeCompare(b.name));
-  };
-
-  /** Converts the page's values to what each option's type expects (numbers arrive as text from inputs). */
-  const typedOptions = (
-    user: DoubleUser,
-    channelId: string,
-    path: string,
-    raw: Record<string, string | number | boolean>,
-    focused?: string,
-  ): Record<string, string | number | boolean> => {
-    const [top, ...subs] = path.trim().split(/\s+/);
-    let defs = (commandsFor(user, channelId).find((c) => c.name === top)?.options ?? []) as OptionDef[];
-    for (const sub of subs) defs = defs.find((d) => d.name === sub)?.options ?? [];
-    const out: Record<string, string | number | boolean> = {};
-    for (const [name, value] of Object.entries(raw)) {
-      const def = defs.find((d) => d.name === name);
-      if (!def || name === focused) {
-        out[name] = value;
-        continue;
-      }
-      out[name] = coerce(def, value);
-    }
-    return out;
-  };
-
-  /** Sends an interaction and waits for the bot's first answer, as Discord's client does. */
-  const firstAnswer = async (handle: InteractionHandle) => {
-    let response: InteractionResponse;
-    try {
-      response = await handle.firstResponse(FIRST_RESPONSE_MS);
-    } catch {
-      return { ok: false, error: "The application did not respond" };
-    }
-    return { ok: true, interactionId: handle.id, type: response.type, data: response.data ?? null };
-  };
+  const humanUser = (ref: string): DoubleUser => findHumanUser(double, ref);
+  const sandboxApi = createSandboxApi({
+    sandbox: options.sandbox,
+    rulesOf: options.rulesOf,
+    humanUser,
+  });
+  const chatApi = createChatApi({ double, humanUser, sandbox: options.sandbox !== undefined });
 
   const api = async (req: IncomingMessage, url: URL): Promise<unknown> => {
     const method = req.method ?? "GET";
     const route = `${method} ${url.pathname}`;
     const q = (name: string) => url.searchParams.get(name) ?? "";
-    switch (route) {
-      case "GET /api/bootstrap":
-        return bootstrap();
-      case "GET /api/commands": {
-        const user = humanUser(q("user"));
-        return { commands: commandsFor(user, Id.parse(q("channelId"))) };
-      }
-      case "GET /api/messages": {
-        const user = humanUser(q("user"));
-        const channelId = Id.parse(q("channelId"));
-        return {
-          messages: double
-            .messagesIn(channelId)
-            .filter((m) => isVisibleTo(double, m, user))
-            .map((m) => messageView(double, m)),
-        };
-      }
-      case "POST /api/messages": {
-        const body = TextMessageBody.parse(await readJson(req));
-        const user = humanUser(body.user);
-        const place = placeOf(user, body.channelId);
-        const channelId = "dm" in place ? double.openDm(user.id) : body.channelId;
-        return {
-          message: messageView(double, double.postMessage(channelId, { content: body.content }, user)),
-        };
-      }
-      case "POST /api/interactions/command": {
-        const body = CommandBody.parse(await readJson(req));
-        const user = humanUser(body.user);
-        const options = typedOptions(user, body.channelId, body.path, body.options);
-        return firstAnswer(double.slash(user, body.path, options, placeOf(user, body.channelId)));
-      }
-      case "POST /api/interactions/autocomplete": {
-        const body = AutocompleteBody.parse(await readJson(req));
-        const user = humanUser(body.user);
-        const options = typedOptions(user, body.channelId, body.path, body.options, body.focused);
-        const handle = double.autocomplete(
-          user,
-          body.path,
-          options,
-          body.focused,
-          placeOf(user, body.channelId),
-        );
-        const answer = await firstAnswer(handle);
-        const choices = answer.ok && answer.type === 8 ? (answer.data as { choices?: unknown })?.choices : [];
-        return { ok: answer.ok, choices: Array.isArray(choices) ? choices : [] };
-      }
-      case "POST /api/interactions/component": {
-        const body = ComponentBody.parse(await readJson(req));
-        const user = humanUser(body.user);
-        const message = visibleMessage(user, body.messageId);
-        const handle =
-          body.values === undefined
-            ? double.button(user, body.customId, message)
-            : double.select(user, body.customId, body.values, message);
-        return firstAnswer(handle);
-      }
-      case "POST /api/interactions/modal": {
-        const body = ModalBody.parse(await readJson(req));
-        return firstAnswer(double.modalSubmit(humanUser(body.user), body.customId, body.fields));
-      }
-      case "GET /api/installs":
-        return { installed: double.hasAccountInstall(humanUser(q("user")).id) };
-      case "POST /api/installs": {
-        const body = InstallBody.parse(await readJson(req));
-        double.setAccountInstall(humanUser(body.user).id, body.installed);
-        return { installed: body.installed };
-      }
-      case "GET /api/sandbox":
-        return sandboxState(humanUser(q("user")));
-      case "GET /api/sandbox/rule-listings": {
-        const user = humanUser(q("user"));
-        const rules = await options.rulesOf(user.id);
-        return {
-          rules: rules
-            .filter((r) => r.enabled)
-            .map((r) => ({ name: r.name, summary: r.summary, template: listingMatching(r.filters) })),
-        };
-      }
-      case "POST /api/sandbox/listings": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createListing(template) };
-      }
-      // Live shapes (docs/live-service.md): a listing with odd field types, one no client can read, and a
-      // buy order made on the website (an expression, no item name).
-      case "POST /api/sandbox/listings/odd": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createOddListing(template) };
-      }
-      case "POST /api/sandbox/listings/unreadable": {
-        const template = ListingTemplate.parse(await readJson(req));
-        return { listing: needSandbox().control.createUnreadableListing(template) };
-      }
-      case "POST /api/sandbox/website-orders": {
-        const body = WebsiteOrderBody.parse(await readJson(req));
-        const demo = demoOf(humanUser(body.user));
-        if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
-        return {
-          order: needSandbox().control.createWebsiteBuyOrder({
-            platformId: demo.platformId,
-            marketHashName: body.marketHashName,
-            maxPrice: body.maxPrice,
-            quantity: body.quantity,
-          }),
-        };
-      }
-      case "POST /api/sandbox/rival-orders": {
-        const b = RivalOrderBody.parse(await readJson(req));
-        return {
-          order: needSandbox().control.createRivalBuyOrder({
-            marketHashName: b.marketHashName,
-            maxPrice: b.maxPrice,
-            ...(b.minFloat === undefined ? {} : { minFloat: b.minFloat }),
-            ...(b.maxFloat === undefined ? {} : { maxFloat: b.maxFloat }),
-          }),
-        };
-      }
-      case "POST /api/sandbox/bids": {
-        const body = BidBody.parse(await readJson(req));
-        return { bid: needSandbox().control.placeCompetingBid(body.listingId, body.maxPrice) };
-      }
-      case "POST /api/sandbox/sales": {
-        const body = SaleBody.parse(await readJson(req));
-        const demo = demoOf(humanUser(body.user));
-        if (!demo) throw new HttpFailure(404, "this user has no sandbox account");
-        return { trade: needSandbox().control.createSaleForSeller(demo.platformId) };
-      }
-      // The item's sender reverses a verified trade: rollback entries on both sides (reversal alerts).
-      case "POST /api/sandbox/reversals": {
-        const body = ReversalBody.parse(await readJson(req));
-        return { trade: needSandbox().control.reverseTrade(body.tradeId, "reversed from the playground") };
-      }
-      case "POST /api/sandbox/clock": {
-        const body = ClockBody.parse(await readJson(req));
-        return { now: needSandbox().control.advanceClock(body.ms) };
-      }
-      case "POST /api/sandbox/faults": {
-        const body = FaultBody.parse(await readJson(req));
-        const { id } = needSandbox().control.injectFault({ path: body.path, ...FAULT_KINDS[body.kind] });
-        faults.push({ id, path: body.path, kind: body.kind });
-        return { faults };
-      }
-      case "DELETE /api/sandbox/faults":
-        needSandbox().control.clearFaults();
-        faults.length = 0;
-        return { faults };
-      default:
-        throw new HttpFailure(404, "not found");
+    if (url.pathname === "/api/sandbox" || url.pathname.startsWith("/api/sandbox/")) {
+      return sandboxApi(route, req, q);
     }
+    return chatApi(route, req, q);
   };
 
-  const bootstrap = () => ({
-    bot: userView(double.botUser),
-    users: double.users.map((u) => ({ ...userView(u), dmChannelId: double.openDm(u.id) })),
-    guild: {
-      id: double.guild.id,
-      name: double.guild.name,
-      channels: double.guild.channels.map((c) => ({
-        id: c.id,
-        name: c.name,
-        type: c.type === ChannelType.GuildText || c.type === ChannelType.GuildAnnouncement ? "text" : "other",
-      })),
-      roles: double.guild.roles.map((r) => ({ id: r.id, name: r.name })),
-    },
-    defaultChannelId: double.channelId,
-    sandbox: options.sandbox !== undefined,
-    /** Servers without the bot: usable only "installed to my account" (web/install.js). */
-    elsewhere: double.guilds.slice(1).map((g) => ({
-      id: g.id,
-      name: g.name,
-      channels: g.channels
-        .filter((c) => c.type === ChannelType.GuildText)
-        .map((c) => ({ id: c.id, name: c.name })),
-    })),
-  });
-
-  const sandboxState = (user: DoubleUser) => {
-    const sandbox = needSandbox();
-    const demo = demoOf(user);
-    const now = sandbox.control.now();
-    if (!demo) return { account: null, now, faults, catalog: sandbox.catalog, inventory: [] };
-    return {
-      account: {
-        platformId: demo.platformId,
-        apiKey: demo.apiKey,
-        ...sandbox.control.balance(demo.platformId),
-      },
-      now,
-      faults,
-      catalog: sandbox.catalog,
-      inventory: sandbox.control.inventoryDetails(demo.platformId),
-    };
-  };
-
-  const serveFile = (res: ServerResponse, user: DoubleUser, parts: string[]) => {
-    const [messageId = "", attachmentId = ""] = parts;
-    const file = visibleMessage(user, messageId).attachments.find((a) => a.id === attachmentId);
-    if (!file) throw new HttpFailure(404, "unknown file");
-    const image = file.contentType?.startsWith("image/") === true;
-    res.writeHead(200, {
-      "content-type": image ? (file.contentType ?? "application/octet-stream") : "application/octet-stream",
-      "content-length": String(file.data.length),
-      // A bot could upload anything: never let an upload run as a page of this origin.
-      "content-security-policy": "default-src 'none'; sandbox",
-      "x-content-type-options": "nosniff",
-      ...(image ? {} : { "content-disposition": "attachment" }),
-    });
-    res.end(file.data);
-  };
-
-  const openEvents = (req: IncomingMessage, res: ServerResponse, user: DoubleUser) => {
-    res.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    res.write("retry: 1000\n\n");
-    const client: SseClient = { res, user };
-    clients.add(client);
-    req.on("close", () => clients.delete(client));
-  };
-
-  const push = (client: SseClient, event: string, data: unknown) => {
-    client.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-
-  const onMessage = (message: StoredMessage) => {
-    // After this tick: the interaction record learns which message is its reply only after the create event.
-    setImmediate(() => {
-      const current = double.message(message.id) ?? message;
-      for (const client of clients) {
-        if (isVisibleTo(double, current, client.user)) {
-          push(client, "message", { message: messageView(double, current) });
-        } else if (current.deleted) {
-          push(client, "delete", { id: current.id, channelId: current.channelId });
-        }
-      }
-    });
-  };
-  const onCommands = () => {
-    for (const client of clients) push(client, "commands", {});
-  };
-  double.on("message", onMessage);
-  double.on("commandsRegistered", onCommands);
-  const ping = setInterval(() => {
-    for (const client of clients) client.res.write(": ping\n\n");
-  }, SSE_PING_MS);
-  ping.unref();
+  const events = pageEvents(double);
 
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://playground.local");
       try {
         checkOrigin(req, port);
-        const file = STATIC_FILES[url.pathname];
-        if (file && req.method === "GET") {
-          const ext = file.slice(file.lastIndexOf(".") + 1);
-          const body = await readFile(new URL(file, WEB_DIR));
-          res.writeHead(200, {
-            "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
-            "cache-control": "no-store",
-            "content-security-policy": PAGE_CSP,
-            "x-content-type-options": "nosniff",
-            "referrer-policy": "no-referrer",
-          });
-          res.end(body);
-          return;
-        }
+        if (await servePageFile(res, url.pathname, req.method)) return;
         if (url.pathname === "/favicon.ico") {
           res.writeHead(204).end();
           return;
         }
         if (url.pathname === "/api/events" && req.method === "GET") {
-          openEvents(req, res, humanUser(url.searchParams.get("user") ?? ""));
+          events.open(req, res, humanUser(url.searchParams.get("user") ?? ""));
           return;
         }
         if (url.pathname.startsWith("/files/") && req.method === "GET") {
-          const parts = url.pathname.split("/").slice(2);
-          serveFile(res, humanUser(url.searchParams.get("user") ?? ""), parts);
+          const user = humanUser(url.searchParams.get("user") ?? "");
+          const [messageId = "", attachmentId = ""] = url.pathname.split("/").slice(2);
+          serveUpload(res, findVisibleMessage(double, user, messageId), attachmentId);
           return;
         }
         if (url.pathname.startsWith("/api/")) {
@@ -568,101 +114,11 @@ export async function startPlaygroundServer(options: PlaygroundServerOptions): P
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {
-        clearInterval(ping);
-        double.off("message", onMessage);
-        double.off("commandsRegistered", onCommands);
-        for (const client of clients) client.res.end();
-        clients.clear();
+        events.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });
       return closed;
     },
   };
-}
-
-interface OptionDef {
-  readonly name: string;
-  readonly type: number;
-  readonly options?: OptionDef[];
-}
-
-function coerce(def: OptionDef, value: string | number | boolean): string | number | boolean {
-  const T = ApplicationCommandOptionType;
-  switch (def.type) {
-    case T.Integer:
-    case T.Number: {
-      const n = typeof value === "number" ? value : Number(String(value).trim());
-      if (String(value).trim() === "" || !Number.isFinite(n)) {
-        throw new HttpFailure(400, `option "${def.name}" needs a number`);
-      }
-      if (def.type === T.Integer && !Number.isInteger(n)) {
-        throw new HttpFailure(400, `option "${def.name}" needs a whole number`);
-      }
-      return n;
-    }
-    case T.Boolean:
-      return value === true || value === "true";
-    default:
-      return String(value);
-  }
-}
-
-/**
- * Only this machine's browser may drive the bot: a Host other than the loopback name defeats DNS
- * rebinding, and a foreign Origin or a non-JSON body defeats cross-site form posts.
- */
-function checkOrigin(req: IncomingMessage, port: number): void {
-  const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  if (!allowedHosts.includes(req.headers.host ?? "")) throw new HttpFailure(403, "unexpected Host header");
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
-    throw new HttpFailure(403, "cross-origin requests are refused");
-  }
-  const method = req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD" && method !== "DELETE") {
-    if (!req.headers["content-type"]?.startsWith("application/json")) {
-      throw new HttpFailure(415, "send JSON");
-    }
-  }
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpFailure(413, "body too large");
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  try {
-    return text === "" ? {} : (JSON.parse(text) as unknown);
-  } catch {
-    throw new HttpFailure(400, "the body is not JSON");
-  }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(Buffer.byteLength(text)),
-    "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-  });
-  res.end(text);
-}
-
-/** Maps what went wrong to a status and a message the page can show. */
-function failureOf(error: unknown): [number, string] {
-  if (error instanceof HttpFailure) return [error.status, error.message];
-  if (error instanceof z.ZodError) {
-    const issue = error.issues[0];
-    return [400, issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "invalid request"];
-  }
-  if (error instanceof SandboxError) return [error.status >= 500 ? 502 : 400, error.message];
-  // The double's user helpers throw plain errors for what Discord's client would not let a user send.
-  if (error instanceof Error) return [400, error.message];
-  return [500, "internal error"];
 }

@@ -4,25 +4,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Gateway } from "./gateway.ts";
-import { failureResult, parseBody, readRaw, send, type ParsedBody, type RestResult } from "./http.ts";
+import { type DispatchOptions, type PayloadContext, resolveTarget } from "./interactions.ts";
 import {
-  buildAutocomplete,
-  buildComponent,
-  buildModalSubmit,
-  buildSlash,
-  type BuiltInteraction,
-  type DispatchOptions,
-  type InteractionState,
-  type OptionValue,
-  type PayloadContext,
-  type SlashOptions,
-  resolveTarget,
-} from "./interactions.ts";
-import {
-  apiUser,
   DEFAULT_IDS,
   defaultGuild,
-  isEphemeral,
   defaultUsers,
   memberPermissions,
   type DoubleGuild,
@@ -34,9 +19,13 @@ import {
 } from "./model.ts";
 import { DISCORD_GLOBAL_LIMIT, type GlobalLimit, type SendBudget } from "./rateLimits.ts";
 import { createRest } from "./rest.ts";
-import { DiscordApiFailure, findComponent, MessageBody, rateLimited } from "./validation.ts";
-import { World, type DoubleEvents, type InteractionRecord, type InteractionResponse } from "./world.ts";
-import { installedInGuild, installFields } from "./installs.ts";
+import { MessageBody } from "./validation.ts";
+import { World, type DoubleEvents, type InteractionRecord } from "./world.ts";
+import { installFields } from "./installs.ts";
+import { shardOf, shardReady } from "./ready.ts";
+import { requestListener, type PendingFault } from "./requests.ts";
+import { DEFAULT_WAIT_MS, waitOnWorld, type InteractionHandle } from "./handles.ts";
+import { userActions, type UserActions } from "./actions.ts";
 
 export interface DiscordDoubleOptions {
   /** Default 0: any free port. */
@@ -61,30 +50,7 @@ export interface DiscordDoubleOptions {
   readonly globalLimit?: GlobalLimit | false;
 }
 
-export interface InteractionHandle {
-  readonly id: string;
-  readonly token: string;
-  /** The INTERACTION_CREATE `d` that was dispatched. */
-  readonly payload: Record<string, unknown>;
-  readonly record: InteractionRecord;
-  /** The first accepted callback (reply, deferral, modal, choices), with ms since dispatch. */
-  firstResponse(timeoutMs?: number): Promise<InteractionResponse>;
-  /**
-   * The message the user ends up seeing: the reply, the @original once a deferral was edited,
-   * the updated source message for component updates, or the last follow-up if @original was deleted.
-   */
-  finalMessage(timeoutMs?: number): Promise<StoredMessage>;
-  followUps(): StoredMessage[];
-  /** Resolves with the first truthy value of `probe`, re-checked after every change. */
-  waitFor<T>(
-    probe: (state: InteractionState) => T | undefined | null | false,
-    timeoutMs?: number,
-  ): Promise<T>;
-  /** Make the token refuse callbacks from now on (10062), as if 3 s had passed. */
-  expire(): void;
-}
-
-export interface DiscordDouble {
+export interface DiscordDouble extends UserActions {
   /** http://127.0.0.1:PORT */
   readonly url: string;
   /** The REST base for discord.js's `rest.api` (without /v10): http://127.0.0.1:PORT/api */
@@ -117,34 +83,6 @@ export interface DiscordDouble {
   dropGateway(timeoutMs?: number): Promise<void>;
   /** True once a bot identified on the shard that serves this guild (or DMs). */
   isBotConnected(): boolean;
-  slash(user: DoubleUser, command: string, options?: SlashOptions, opts?: DispatchOptions): InteractionHandle;
-  autocomplete(
-    user: DoubleUser,
-    command: string,
-    options: Readonly<Record<string, OptionValue>>,
-    focused: string,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  /** Presses a button. Without `message`, a bot message carrying that button is made up first. */
-  button(
-    user: DoubleUser,
-    customId: string,
-    message?: StoredMessage,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  select(
-    user: DoubleUser,
-    customId: string,
-    values: readonly string[],
-    message?: StoredMessage,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
-  modalSubmit(
-    user: DoubleUser,
-    customId: string,
-    fields: Readonly<Record<string, string>>,
-    opts?: DispatchOptions,
-  ): InteractionHandle;
   /** Puts a message in a channel as if it had been sent earlier (default author: the bot). */
   postMessage(
     channelId: string,
@@ -173,8 +111,6 @@ export interface DiscordDouble {
   close(): Promise<void>;
 }
 
-const DEFAULT_WAIT_MS = 5000;
-
 export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Promise<DiscordDouble> {
   const logger = (options.logger ?? pino({ level: "silent" })).child({ module: "discord-double" });
   const applicationId = options.applicationId ?? DEFAULT_IDS.application;
@@ -185,7 +121,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
   let interactionTokenTtlMs = options.interactionTokenTtlMs ?? 3000;
   let sendBudget = options.sendBudget;
   let globalLimit = options.globalLimit === false ? undefined : (options.globalLimit ?? DISCORD_GLOBAL_LIMIT);
-  const faults: { spec: FaultSpec; left: number }[] = [];
+  const faults: PendingFault[] = [];
   let address = "";
 
   const acceptToken = (token: string) =>
@@ -200,27 +136,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
       world.emit("gateway", event);
       world.changed();
     },
-    readyFor: (shardId, shardCount) => {
-      // Only guilds the app is installed to (its bot is a member) reach the bot's gateway.
-      const mine = [...world.guilds.values()].filter(
-        (g) => shardOf(g.id, shardCount) === shardId && installedInGuild(world, g),
-      );
-      return {
-        ready: {
-          v: 10,
-          user: { ...apiUser(bot), verified: true, mfa_enabled: false, flags: 0 },
-          application: { id: applicationId, flags: 0 },
-          guilds: mine.map((g) => ({ id: g.id, unavailable: true })),
-          private_channels: [],
-          presences: [],
-          relationships: [],
-          user_settings: {},
-          guild_join_requests: [],
-          geo_ordered_rtc_regions: [],
-        },
-        guildCreates: mine.map((g) => guildCreate(world, g)),
-      };
-    },
+    readyFor: (shardId, shardCount) => shardReady(world, bot, applicationId, shardId, shardCount),
   });
 
   const rest = createRest({
@@ -232,80 +148,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     globalLimit: () => globalLimit,
   });
 
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? "/", "http://double.local");
-      const method = req.method ?? "GET";
-      if (!url.pathname.startsWith("/api/v10/")) {
-        send(res, staticRoute(world, url.pathname));
-        return;
-      }
-      const path = url.pathname
-        .slice("/api/v10".length)
-        .split("/")
-        .map((segment) => safeDecode(segment))
-        .join("/");
-      const raw = await readRaw(req);
-      const auth = req.headers.authorization ?? "";
-      let body: ParsedBody = { json: undefined, files: [], raw };
-      let result: RestResult;
-      let parseFailure: DiscordApiFailure | undefined;
-      try {
-        body = await parseBody(req.headers["content-type"], raw);
-      } catch (error) {
-        parseFailure =
-          error instanceof DiscordApiFailure ? error : new DiscordApiFailure(400, 50109, "Bad body");
-      }
-      const recorded: RecordedRequest = {
-        method,
-        path,
-        query: Object.fromEntries(url.searchParams),
-        body: body.json,
-        rawBody: raw.toString("utf8"),
-        files: body.files.map((f) => ({
-          name: f.name,
-          filename: f.filename,
-          size: f.data.length,
-          contentType: f.contentType,
-        })),
-        authorized: auth.startsWith("Bot ") && acceptToken(auth.slice(4)),
-        at: Date.now(),
-        status: 0,
-        fault: false,
-      };
-      world.recordRequest(recorded);
-      const fault = takeFault(faults, method, path);
-      try {
-        if (fault) {
-          recorded.fault = true;
-          result = faultResult(fault);
-        } else if (parseFailure) {
-          throw parseFailure;
-        } else {
-          result = await rest({
-            method,
-            path,
-            query: url.searchParams,
-            body,
-            authorized: recorded.authorized,
-          });
-        }
-      } catch (error) {
-        if (error instanceof DiscordApiFailure) {
-          result = failureResult(error);
-        } else {
-          logger.error({ err: error, method, path }, "discord double failed on a request");
-          result = { status: 500, body: { message: "500: Internal Server Error", code: 0 } };
-        }
-      }
-      recorded.status = result.status;
-      send(res, result);
-      world.finishRequest(recorded);
-    })().catch((error: unknown) => {
-      logger.error({ err: error }, "discord double could not answer");
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+  const server: Server = createServer(requestListener({ world, rest, acceptToken, faults, logger }));
   server.on("upgrade", (req, socket, head) => gateway.handleUpgrade(req, socket, head));
 
   await new Promise<void>((resolve, reject) => {
@@ -323,75 +166,16 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     tokenTtlMs: interactionTokenTtlMs,
   });
 
-  const waitFor = <T>(
-    probe: () => T | undefined | null | false,
-    timeoutMs = DEFAULT_WAIT_MS,
-    what = "a condition",
-  ): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const first = probe();
-      if (first) {
-        resolve(first);
-        return;
-      }
-      const timer = setTimeout(() => {
-        unsubscribe();
-        reject(
-          new Error(
-            `discord double: timed out after ${timeoutMs} ms waiting for ${what}${recentRequests(world)}`,
-          ),
-        );
-      }, timeoutMs);
-      const unsubscribe = world.onChange(() => {
-        let value: T | undefined | null | false;
-        try {
-          value = probe();
-        } catch (error) {
-          clearTimeout(timer);
-          unsubscribe();
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        if (value) {
-          clearTimeout(timer);
-          unsubscribe();
-          resolve(value);
-        }
-      });
-    });
+  const waitFor = waitOnWorld(world);
 
-  const dispatch = (built: BuiltInteraction): InteractionHandle => {
-    const shardId = built.shardGuildId ? shardOf(built.shardGuildId, gateway.shardCount) : 0;
-    world.addInteraction(built.record);
-    gateway.dispatch(shardId, "INTERACTION_CREATE", built.payload);
-    return createHandle(world, built.record, waitFor);
-  };
-
-  const bySource = (
-    user: DoubleUser,
-    userMessage: StoredMessage | undefined,
-    customId: string,
-    channelId: string | undefined,
-  ) => {
-    if (userMessage) {
-      const current = world.messages.get(userMessage.id);
-      if (!current || current.deleted) throw new Error(`message ${userMessage.id} no longer exists`);
-      if (!findComponent(current.components, customId)) {
-        throw new Error(`message ${current.id} has no component with custom_id "${customId}"`);
-      }
-      // Discord shows an ephemeral message to one user only: nobody else can click on it.
-      const owner = current.interactionId ? world.interactions.get(current.interactionId)?.user : undefined;
-      if (isEphemeral(current) && owner && owner.id !== user.id) {
-        throw new Error(`${user.username} cannot see ${owner.username}'s ephemeral message ${current.id}`);
-      }
-      return current;
-    }
-    // A message from before a restart: the bot sent it, the user clicks it now.
-    return double.postMessage(channelId ?? double.channelId, {
-      content: "(message sent earlier)",
-      components: [{ type: 1, components: [{ type: 2, style: 1, label: "Button", custom_id: customId }] }],
-    });
-  };
+  const actions = userActions({
+    world,
+    gateway,
+    payloadContext,
+    waitFor,
+    postMessage: (channelId, body) => double.postMessage(channelId, body),
+    defaultChannelId: () => double.channelId,
+  });
 
   const double: DiscordDouble = {
     url: `http://${address}`,
@@ -484,35 +268,7 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
     isBotConnected() {
       return gateway.shards.length > 0 && gateway.shards.every((s) => gateway.isConnected(s));
     },
-    slash(user, command, slashOptions = {}, opts = {}) {
-      return dispatch(buildSlash(payloadContext(), user, command, slashOptions, opts));
-    },
-    autocomplete(user, command, values, focused, opts = {}) {
-      return dispatch(buildAutocomplete(payloadContext(), user, command, values, focused, opts));
-    },
-    button(user, customId, message, opts = {}) {
-      const source = bySource(user, message, customId, opts.channelId);
-      return dispatch(buildComponent(payloadContext(), user, customId, source, undefined, opts));
-    },
-    select(user, customId, values, message, opts = {}) {
-      const source = message
-        ? bySource(user, message, customId, opts.channelId)
-        : double.postMessage(opts.channelId ?? double.channelId, {
-            content: "(message sent earlier)",
-            components: [
-              {
-                type: 1,
-                components: [
-                  { type: 3, custom_id: customId, options: values.map((v) => ({ label: v, value: v })) },
-                ],
-              },
-            ],
-          });
-      return dispatch(buildComponent(payloadContext(), user, customId, source, values, opts));
-    },
-    modalSubmit(user, customId, fields, opts = {}) {
-      return dispatch(buildModalSubmit(payloadContext(), user, customId, fields, opts));
-    },
+    ...actions,
     postMessage(channelId, body, author = bot) {
       if (!world.channels.has(channelId)) throw new Error(`unknown channel ${channelId}`);
       return world.createMessage({ channelId, author, body: MessageBody.parse(body), files: [] });
@@ -554,210 +310,5 @@ export async function startDiscordDouble(options: DiscordDoubleOptions = {}): Pr
   return double;
 }
 
-function createHandle(
-  world: World,
-  record: InteractionRecord,
-  waitFor: <T>(probe: () => T | undefined | null | false, timeoutMs?: number, what?: string) => Promise<T>,
-): InteractionHandle {
-  const state = (): InteractionState => ({
-    record,
-    responses: record.responses,
-    original: live(record.originalMessageId ? world.messages.get(record.originalMessageId) : undefined),
-    followUps: record.followUpIds
-      .map((id) => world.messages.get(id))
-      .filter((m): m is StoredMessage => m !== undefined && !m.deleted),
-  });
-  const label = record.commandPath ? `/${record.commandPath}` : `${record.kind} ${record.customId ?? ""}`;
-  return {
-    id: record.id,
-    token: record.token,
-    payload: record.payload,
-    record,
-    firstResponse(timeoutMs) {
-      return waitFor(() => record.responses[0], timeoutMs, `the first response to ${label}`);
-    },
-    finalMessage(timeoutMs) {
-      return waitFor(
-        () => {
-          const first = record.responses[0];
-          if (!first) return undefined;
-          if (first.type === 8 || first.type === 9) {
-            throw new Error(
-              `${label} was answered with ${first.type === 8 ? "choices" : "a modal"}, not a message`,
-            );
-          }
-          const { original, followUps } = state();
-          // @original deleted (e.g. a public "thinking…" replaced by a private answer): the last follow-up.
-          if (record.originalMessageId !== undefined && original === undefined) return followUps.at(-1);
-          if (!original) return undefined;
-          if (first.type === 5) return original.loading ? undefined : original;
-          if (first.type === 6) return (original.editedAt ?? 0) >= first.at ? original : undefined;
-          return original;
-        },
-        timeoutMs,
-        `the final message of ${label}`,
-      );
-    },
-    followUps: () => [...state().followUps],
-    waitFor(probe, timeoutMs) {
-      return waitFor(() => probe(state()), timeoutMs, `a condition on ${label}`);
-    },
-    expire() {
-      record.expiresAt = Date.now() - 1;
-    },
-  };
-}
-
-const live = (m: StoredMessage | undefined): StoredMessage | undefined => (m && !m.deleted ? m : undefined);
-
-/** Which shard serves a guild: (guild_id >> 22) % shard_count, Discord's formula. */
-export function shardOf(guildId: string, shardCount: number): number {
-  return Number((BigInt(guildId) >> 22n) % BigInt(Math.max(1, shardCount)));
-}
-
-function guildCreate(world: World, g: DoubleGuild): Record<string, unknown> {
-  const members = g.members.flatMap((m) => {
-    const user = world.users.get(m.userId);
-    if (!user) return [];
-    return [
-      {
-        user: apiUser(user),
-        roles: [...m.roles],
-        nick: m.nick ?? null,
-        joined_at: new Date(Date.now() - 86_400_000).toISOString(),
-        deaf: false,
-        mute: false,
-        flags: 0,
-        pending: false,
-      },
-    ];
-  });
-  return {
-    id: g.id,
-    name: g.name,
-    unavailable: false,
-    owner_id: g.ownerId,
-    icon: null,
-    splash: null,
-    discovery_splash: null,
-    afk_channel_id: null,
-    afk_timeout: 300,
-    verification_level: 0,
-    default_message_notifications: 0,
-    explicit_content_filter: 0,
-    features: [],
-    mfa_level: 0,
-    system_channel_id: null,
-    system_channel_flags: 0,
-    rules_channel_id: null,
-    vanity_url_code: null,
-    description: null,
-    banner: null,
-    premium_tier: 0,
-    preferred_locale: g.locale ?? "en-US",
-    public_updates_channel_id: null,
-    nsfw_level: 0,
-    premium_progress_bar_enabled: false,
-    joined_at: new Date(Date.now() - 86_400_000).toISOString(),
-    large: false,
-    member_count: members.length,
-    roles: g.roles.map((r, position) => ({
-      id: r.id,
-      name: r.name,
-      permissions: String(r.permissions),
-      color: 0,
-      hoist: false,
-      position,
-      managed: false,
-      mentionable: false,
-      flags: 0,
-    })),
-    channels: g.channels.map((c, position) => ({
-      id: c.id,
-      type: c.type,
-      name: c.name,
-      position,
-      parent_id: c.parentId ?? null,
-      permission_overwrites: [],
-      nsfw: false,
-      flags: 0,
-    })),
-    members,
-    emojis: [],
-    stickers: [],
-    threads: [],
-    presences: [],
-    voice_states: [],
-    stage_instances: [],
-    guild_scheduled_events: [],
-    soundboard_sounds: [],
-  };
-}
-
-function takeFault(
-  faults: { spec: FaultSpec; left: number }[],
-  method: string,
-  path: string,
-): FaultSpec | undefined {
-  const index = faults.findIndex(
-    (f) =>
-      f.left > 0 &&
-      (f.spec.method === undefined || f.spec.method.toUpperCase() === method) &&
-      (typeof f.spec.path === "string" ? path.includes(f.spec.path) : f.spec.path.test(path)),
-  );
-  const fault = faults[index];
-  if (!fault) return undefined;
-  fault.left -= 1;
-  if (fault.left <= 0) faults.splice(index, 1);
-  return fault.spec;
-}
-
-function faultResult(spec: FaultSpec): RestResult {
-  if (spec.status === 429) return failureResult(rateLimited(spec.retryAfter ?? 0.05));
-  const defaults: Record<number, [number, string]> = {
-    400: [50035, "Invalid Form Body"],
-    403: [50013, "Missing Permissions"],
-    404: [10003, "Unknown Channel"],
-    500: [0, "500: Internal Server Error"],
-    502: [0, "502: Bad Gateway"],
-    503: [0, "503: Service Unavailable"],
-  };
-  const [code, message] = defaults[spec.status] ?? [0, "error"];
-  return { status: spec.status, body: { message: spec.message ?? message, code: spec.code ?? code } };
-}
-
-function staticRoute(world: World, pathname: string): RestResult {
-  const attachment = /^\/attachments\/(\d+)\/(\d+)\/[^/]+$/.exec(pathname);
-  if (attachment) {
-    const message = world
-      .messagesIn(attachment[1] ?? "")
-      .find((m) => m.attachments.some((a) => a.id === attachment[2]));
-    const file = message?.attachments.find((a) => a.id === attachment[2]);
-    if (file) {
-      return {
-        status: 200,
-        body: file.data,
-        headers: { "content-type": file.contentType ?? "application/octet-stream" },
-      };
-    }
-  }
-  if (pathname === "/") {
-    return { status: 200, body: { service: "local discord double", api: "/api/v10", gateway: "/gateway" } };
-  }
-  return { status: 404, body: { message: "404: Not Found", code: 0 } };
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-function recentRequests(world: World): string {
-  const last = world.requests.slice(-8).map((r) => `  ${r.method} ${r.path} -> ${r.status}`);
-  return last.length > 0 ? `\nlast requests to the double:\n${last.join("\n")}` : "";
-}
-
-export { memberPermissions };
+export { memberPermissions, shardOf };
+export type { InteractionHandle };

@@ -1,6 +1,8 @@
-// Builds INTERACTION_CREATE payloads the way Discord sends them, and the handle a test or page awaits.
-import { ApplicationCommandOptionType, ChannelType, ComponentType, InteractionType } from "discord.js";
-import { inheritedOwners, installFields, privateChannelFor } from "./installs.ts";
+// What every INTERACTION_CREATE the double sends shares: where it happens, the user or member, the
+// install fields, the token and its record. Each kind is built in its own file: commandPayloads.ts
+// (slash, autocomplete), componentPayloads.ts (button, select), modalPayloads.ts (modal submit).
+import { ChannelType, InteractionType } from "discord.js";
+import { installFields, privateChannelFor } from "./installs.ts";
 import {
   apiUser,
   memberPermissions,
@@ -10,7 +12,6 @@ import {
   type StoredMessage,
 } from "./model.ts";
 import { interactionToken, snowflake } from "./snowflake.ts";
-import { findComponent } from "./validation.ts";
 import type { ChannelInfo, InteractionKind, InteractionRecord, InteractionResponse, World } from "./world.ts";
 
 export type OptionValue = string | number | boolean | DoubleUser;
@@ -41,7 +42,7 @@ export interface PayloadContext {
   readonly tokenTtlMs: number;
 }
 
-interface Target {
+export interface Target {
   readonly guild: DoubleGuild | undefined;
   readonly channel: ChannelInfo;
 }
@@ -63,7 +64,7 @@ export function resolveTarget(ctx: PayloadContext, user: DoubleUser, opts: Dispa
 }
 
 /** The fields every interaction carries (see docs: discord-double.md). */
-function basePayload(
+export function basePayload(
   ctx: PayloadContext,
   type: InteractionType,
   user: DoubleUser,
@@ -121,210 +122,14 @@ function basePayload(
   };
 }
 
-interface OptionDef {
-  readonly name: string;
-  readonly type: number;
-  readonly required?: boolean;
-  readonly choices?: readonly { name: string; value: string | number }[];
-  readonly options?: readonly OptionDef[];
-}
-
-/** Builds `data` for a slash command or an autocomplete from "name sub" and options by name. */
-function commandData(
-  ctx: PayloadContext,
-  path: string,
-  given: SlashOptions,
-  target: Target,
-  focused: string | undefined,
-): { data: Record<string, unknown>; command: RegisteredCommand | undefined } {
-  const [top = "", ...parts] = path.trim().split(/\s+/);
-  let rest = parts;
-  const command = ctx.world.findCommand(top, target.guild?.id);
-  let options = given;
-  if (Array.isArray(options)) {
-    return { data: { id: command?.id ?? snowflake(), name: top, type: 1, options }, command };
-  }
-  if (!command) throw new Error(`/${top} is not registered with the double (register commands first)`);
-  // Nested form: slash(u, "offer", { make: { listing: "1" } }) is slash(u, "offer make", { listing: "1" }).
-  ({ rest, options } = unnest(command, rest, options));
-  let defs = (command.options ?? []) as readonly OptionDef[];
-  const chain: OptionDef[] = [];
-  for (const part of rest) {
-    const sub = defs.find(
-      (d) =>
-        d.name === part &&
-        (d.type === ApplicationCommandOptionType.Subcommand ||
-          d.type === ApplicationCommandOptionType.SubcommandGroup),
-    );
-    if (!sub) throw new Error(`/${path}: "${part}" is not a subcommand of /${top}`);
-    chain.push(sub);
-    defs = sub.options ?? [];
-  }
-  if (defs.some((d) => d.type === ApplicationCommandOptionType.Subcommand || d.type === 2)) {
-    throw new Error(`/${path} needs a subcommand`);
-  }
-  const resolved = { users: {}, members: {}, channels: {}, roles: {} } as Record<
-    string,
-    Record<string, unknown>
-  >;
-  const leaf: Record<string, unknown>[] = [];
-  for (const [name, raw] of Object.entries(options as Record<string, OptionValue>)) {
-    const def = defs.find((d) => d.name === name);
-    if (!def) throw new Error(`/${path} has no option "${name}"`);
-    const isFocused = focused === name;
-    leaf.push({
-      name,
-      type: def.type,
-      value: isFocused
-        ? String(raw)
-        : optionValue(ctx, path, def, raw, target, resolved, focused !== undefined),
-      ...(isFocused ? { focused: true } : {}),
-    });
-  }
-  if (focused === undefined) {
-    for (const def of defs) {
-      if (def.required && !(def.name in options)) throw new Error(`/${path} requires option "${def.name}"`);
-    }
-  } else if (!(focused in options)) {
-    throw new Error(`autocomplete on /${path}: focused option "${focused}" has no value`);
-  }
-  let nested: Record<string, unknown>[] = leaf;
-  for (const sub of [...chain].reverse()) {
-    nested = [{ name: sub.name, type: sub.type, options: nested }];
-  }
-  const hasResolved = Object.values(resolved).some((r) => Object.keys(r).length > 0);
-  return {
-    data: {
-      id: command.id,
-      name: top,
-      type: 1,
-      ...(nested.length > 0 ? { options: nested } : {}),
-      ...(hasResolved ? { resolved: pruneEmpty(resolved) } : {}),
-      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
-    },
-    command,
-  };
-}
-
-function unnest(
-  command: RegisteredCommand,
-  path: string[],
-  options: SlashOptions,
-): { rest: string[]; options: SlashOptions } {
-  let defs = (command.options ?? []) as readonly OptionDef[];
-  for (const part of path) defs = defs.find((d) => d.name === part)?.options ?? [];
-  const keys = Object.keys(options);
-  const only = keys.length === 1 ? keys[0] : undefined;
-  const sub = defs.find((d) => d.name === only && (d.type === 1 || d.type === 2));
-  const inner = only === undefined ? undefined : (options as Record<string, unknown>)[only];
-  if (!sub || inner === null || typeof inner !== "object" || Array.isArray(inner))
-    return { rest: path, options };
-  return unnest(command, [...path, sub.name], inner as Record<string, OptionValue>);
-}
-
-function optionValue(
-  ctx: PayloadContext,
-  path: string,
-  def: OptionDef,
-  raw: OptionValue,
-  target: Target,
-  resolved: Record<string, Record<string, unknown>>,
-  partial: boolean,
-): string | number | boolean {
-  const fail = (why: string) => new Error(`/${path} option "${def.name}": ${why}`);
-  const T = ApplicationCommandOptionType;
-  let value: string | number | boolean;
-  switch (def.type) {
-    case T.String:
-      if (typeof raw !== "string") throw fail("expects a string");
-      value = raw;
-      break;
-    case T.Integer:
-      if (typeof raw !== "number" || !Number.isInteger(raw)) throw fail("expects an integer");
-      value = raw;
-      break;
-    case T.Number:
-      if (typeof raw !== "number" || !Number.isFinite(raw)) throw fail("expects a number");
-      value = raw;
-      break;
-    case T.Boolean:
-      if (typeof raw !== "boolean") throw fail("expects a boolean");
-      value = raw;
-      break;
-    case T.User:
-    case T.Mentionable: {
-      const id = typeof raw === "object" ? raw.id : String(raw);
-      const user = ctx.world.users.get(id);
-      if (user) {
-        (resolved.users as Record<string, unknown>)[id] = apiUser(user);
-        const member = target.guild?.members.find((m) => m.userId === id);
-        if (member && target.guild) {
-          (resolved.members as Record<string, unknown>)[id] = {
-            roles: [...member.roles],
-            permissions: String(memberPermissions(target.guild, id)),
-            joined_at: new Date(Date.now() - 86_400_000).toISOString(),
-            nick: member.nick ?? null,
-            flags: 0,
-            pending: false,
-          };
-        }
-      } else if (def.type === T.User) {
-        throw fail(`unknown user ${id}`);
-      }
-      value = id;
-      break;
-    }
-    case T.Channel: {
-      const channel = ctx.world.channels.get(String(raw));
-      if (!channel) throw fail(`unknown channel ${String(raw)}`);
-      const perms = target.guild ? memberPermissions(target.guild, ctx.world.bot.id) : 0n;
-      (resolved.channels as Record<string, unknown>)[channel.id] = {
-        id: channel.id,
-        type: channel.type,
-        name: channel.name,
-        permissions: String(perms),
-        ...(channel.parentId ? { parent_id: channel.parentId } : {}),
-      };
-      value = channel.id;
-      break;
-    }
-    case T.Role: {
-      const role = target.guild?.roles.find((r) => r.id === String(raw));
-      if (!role) throw fail(`unknown role ${String(raw)}`);
-      (resolved.roles as Record<string, unknown>)[role.id] = {
-        id: role.id,
-        name: role.name,
-        permissions: String(role.permissions),
-        color: 0,
-        hoist: false,
-        position: 1,
-        managed: false,
-        mentionable: false,
-        flags: 0,
-      };
-      value = role.id;
-      break;
-    }
-    default:
-      throw fail(`option type ${def.type} is not supported by the double`);
-  }
-  if (!partial && def.choices && !def.choices.some((c) => c.value === value)) {
-    throw fail(`${JSON.stringify(value)} is not one of its choices`);
-  }
-  return value;
-}
-
-function pruneEmpty(resolved: Record<string, Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(resolved).filter(([, v]) => Object.keys(v).length > 0));
-}
-
 export interface BuiltInteraction {
   readonly payload: Record<string, unknown>;
   readonly record: InteractionRecord;
   readonly shardGuildId: string | undefined;
 }
 
-function record(
+/** The record of a built interaction, kept by the world once dispatched. */
+export function recordInteraction(
   ctx: PayloadContext,
   payload: Record<string, unknown>,
   fields: {
@@ -356,169 +161,6 @@ function record(
     followUpIds: [],
   };
   return { payload, record: rec, shardGuildId: fields.target.guild?.id };
-}
-
-export function buildSlash(
-  ctx: PayloadContext,
-  user: DoubleUser,
-  path: string,
-  options: SlashOptions,
-  opts: DispatchOptions,
-): BuiltInteraction {
-  const target = resolveTarget(ctx, user, opts);
-  const { data, command } = commandData(ctx, path, options, target, undefined);
-  const payload = {
-    ...basePayload(ctx, InteractionType.ApplicationCommand, user, target, opts, command),
-    data,
-  };
-  return record(ctx, payload, { kind: "command", user, target, commandPath: path.trim() }, opts);
-}
-
-export function buildAutocomplete(
-  ctx: PayloadContext,
-  user: DoubleUser,
-  path: string,
-  options: Readonly<Record<string, OptionValue>>,
-  focused: string,
-  opts: DispatchOptions,
-): BuiltInteraction {
-  const target = resolveTarget(ctx, user, opts);
-  const { data, command } = commandData(ctx, path, options, target, focused);
-  const payload = {
-    ...basePayload(ctx, InteractionType.ApplicationCommandAutocomplete, user, target, opts, command),
-    data,
-  };
-  return record(ctx, payload, { kind: "autocomplete", user, target, commandPath: path.trim() }, opts);
-}
-
-export function buildComponent(
-  ctx: PayloadContext,
-  user: DoubleUser,
-  customId: string,
-  message: StoredMessage,
-  values: readonly string[] | undefined,
-  opts: DispatchOptions,
-): BuiltInteraction {
-  const channel = ctx.world.channels.get(message.channelId);
-  if (!channel) throw new Error(`message ${message.id} is in an unknown channel`);
-  const target: Target = {
-    guild: channel.guildId ? ctx.world.guilds.get(channel.guildId) : undefined,
-    channel,
-  };
-  const component = findComponent(message.components, customId);
-  const componentType =
-    typeof component?.type === "number"
-      ? component.type
-      : values === undefined
-        ? ComponentType.Button
-        : ComponentType.StringSelect;
-  const data: Record<string, unknown> = { custom_id: customId, component_type: componentType };
-  if (values !== undefined) data.values = [...values];
-  const owners = inheritedOwners(ctx.world, message.interactionId);
-  const payload = {
-    ...basePayload(ctx, InteractionType.MessageComponent, user, target, opts, undefined, owners),
-    data,
-    message: ctx.world.messageJson(message, ""),
-  };
-  const kind = values === undefined ? "button" : "select";
-  return record(ctx, payload, { kind, user, target, customId, sourceMessageId: message.id }, opts);
-}
-
-/** The modal a bot showed with this custom_id, and the interaction it answered. */
-export function findShownModal(
-  world: World,
-  userId: string,
-  customId: string,
-): { modal: Record<string, unknown>; from: InteractionRecord } | undefined {
-  const records = [...world.interactions.values()].reverse();
-  for (const rec of records) {
-    if (rec.user.id !== userId) continue;
-    const shown = rec.responses.find((r) => r.type === 9 && r.data?.custom_id === customId);
-    if (shown?.data) return { modal: shown.data, from: rec };
-  }
-  return undefined;
-}
-
-export function buildModalSubmit(
-  ctx: PayloadContext,
-  user: DoubleUser,
-  customId: string,
-  fields: Readonly<Record<string, string>>,
-  opts: DispatchOptions,
-): BuiltInteraction {
-  const shown = findShownModal(ctx.world, user.id, customId);
-  const source = shown?.from.sourceMessageId ? ctx.world.messages.get(shown.from.sourceMessageId) : undefined;
-  const target =
-    shown && !opts.channelId && !opts.dm
-      ? {
-          guild: shown.from.guildId ? ctx.world.guilds.get(shown.from.guildId) : undefined,
-          channel: ctx.world.channels.get(shown.from.channelId) as ChannelInfo,
-        }
-      : resolveTarget(ctx, user, opts);
-  const components = shown ? mirrorModal(shown.modal, fields) : actionRows(fields);
-  const owners = inheritedOwners(ctx.world, shown?.from.id);
-  const payload: Record<string, unknown> = {
-    ...basePayload(ctx, InteractionType.ModalSubmit, user, target, opts, undefined, owners),
-    data: { custom_id: customId, components },
-  };
-  if (source) payload.message = ctx.world.messageJson(source, "");
-  return record(
-    ctx,
-    payload,
-    { kind: "modal", user, target, customId, ...(source ? { sourceMessageId: source.id } : {}) },
-    opts,
-  );
-}
-
-function actionRows(fields: Readonly<Record<string, string>>): unknown[] {
-  return Object.entries(fields).map(([custom_id, value]) => ({
-    type: ComponentType.ActionRow,
-    components: [{ type: ComponentType.TextInput, custom_id, value }],
-  }));
-}
-
-interface TextInputDef {
-  custom_id: string;
-  required?: boolean;
-  min_length?: number;
-  max_length?: number;
-}
-
-/**
- * Answers in the shape the modal was shown in (labels or action rows), enforcing what Discord's
- * client enforces before a user can press Submit (required, min/max length, known fields).
- */
-function mirrorModal(modal: Record<string, unknown>, fields: Readonly<Record<string, string>>): unknown[] {
-  const rows = Array.isArray(modal.components) ? (modal.components as Record<string, unknown>[]) : [];
-  const seen = new Set<string>();
-  const answer = (input: TextInputDef) => {
-    const value = fields[input.custom_id] ?? "";
-    seen.add(input.custom_id);
-    if ((input.required ?? true) && value === "") {
-      throw new Error(`modal field "${input.custom_id}" is required`);
-    }
-    if (value !== "" && input.min_length !== undefined && value.length < input.min_length) {
-      throw new Error(`modal field "${input.custom_id}" needs at least ${input.min_length} characters`);
-    }
-    if (input.max_length !== undefined && value.length > input.max_length) {
-      throw new Error(`modal field "${input.custom_id}" allows at most ${input.max_length} characters`);
-    }
-    return { type: ComponentType.TextInput, custom_id: input.custom_id, value };
-  };
-  const out = rows.map((row) => {
-    if (row.type === ComponentType.Label && row.component && typeof row.component === "object") {
-      const inner = row.component as TextInputDef & { type: number };
-      return { type: ComponentType.Label, id: row.id, component: answer(inner) };
-    }
-    const inner = Array.isArray(row.components)
-      ? (row.components as (TextInputDef & { type: number })[])
-      : [];
-    return { type: ComponentType.ActionRow, components: inner.map(answer) };
-  });
-  for (const key of Object.keys(fields)) {
-    if (!seen.has(key)) throw new Error(`the modal has no field "${key}"`);
-  }
-  return out;
 }
 
 export interface InteractionState {

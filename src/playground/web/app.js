@@ -1,71 +1,20 @@
 // The playground page: a Discord-like client of the local Discord, acting as one of the simulated users.
+import { api } from "./api.js";
 import { createComposer } from "./composer.js";
 import { mountInstalls } from "./install.js";
 import { createPresser } from "./components.js";
-import { openEvents, setOnline } from "./connection.js";
+import { openEvents } from "./connection.js";
 import { refreshRelativeTimes } from "./markdown.js";
 import { createModals } from "./modal.js";
 import { createPanel } from "./panel.js";
 import { avatar, el, renderMessage } from "./render.js";
 import { keepPinned } from "./scroll.js";
+import { channelName, dmChannelId, isDm, meUser, names, state } from "./state.js";
 
 /** Messages by the same author within this window share one author line, as in Discord. */
 const GROUP_WINDOW_MS = 7 * 60_000;
 
 const $ = (id) => document.getElementById(id);
-
-/** Said wherever a request fails because the playground process is gone (stopped or restarting). */
-const OFFLINE = "The bot is offline: the page reconnects on its own when it is back.";
-
-async function api(path, { method = "GET", body } = {}) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    // fetch rejects only when no answer came at all: nothing listens on the port.
-    setOnline(false);
-    throw new Error(OFFLINE);
-  }
-  // An answer came, so the bot is reachable; the event stream catches up on its own.
-  setOnline(true);
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
-  return data;
-}
-
-const state = {
-  boot: undefined,
-  me: "",
-  channelId: "",
-  /** channel id -> message views in order (only for channels opened since the user was picked) */
-  messages: new Map(),
-  /** message ids seen since the user was picked: a new id elsewhere counts as unread */
-  seen: new Set(),
-  unread: new Map(),
-  dismissed: new Set(),
-  events: undefined,
-};
-
-const meUser = () => state.boot.users.find((u) => u.username === state.me);
-const dmChannelId = () => meUser().dmChannelId;
-const isDm = (channelId) => state.boot.users.some((u) => u.dmChannelId === channelId);
-const channelName = () => {
-  if (isDm(state.channelId)) return `@${state.boot.bot.displayName}`;
-  const channel =
-    state.boot.guild.channels.find((c) => c.id === state.channelId) ??
-    state.boot.elsewhere.flatMap((g) => g.channels).find((c) => c.id === state.channelId);
-  return `#${channel?.name ?? "channel"}`;
-};
-
-const names = () => ({
-  users: new Map([state.boot.bot, ...state.boot.users].map((u) => [u.id, u.displayName])),
-  channels: new Map(state.boot.guild.channels.map((c) => [c.id, c.name])),
-  roles: new Map(state.boot.guild.roles.map((r) => [r.id, r.name])),
-});
 
 // ---- toasts ---------------------------------------------------------------------------------
 
