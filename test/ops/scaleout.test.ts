@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LEADER_LOCK_KEY } from "../../src/alerts/leader.ts";
 import { addRule } from "../../src/alerts/rules.ts";
 import { createKeyVault } from "../../src/db/keyVault.ts";
 import { ensureUser, linkUser } from "../../src/db/repos/users.ts";
@@ -331,7 +332,9 @@ describe("two bot processes on one database (scale-out)", () => {
 });
 
 const isRunning = (l: ProcessLogLine) => l.msg === "the bot is running; press Ctrl+C to stop";
-const becameLeader = (l: ProcessLogLine) => l.msg === "became leader";
+/** The alert engine's leadership (the guards hold a lock of their own and may lead elsewhere). */
+const becameLeader = (l: ProcessLogLine) =>
+  l.msg === "became leader" && l.lockKey === DEFAULT_LEADER_LOCK_KEY;
 
 function describeLeaders(replicas: readonly Replica[]): string {
   return replicas
