@@ -63,7 +63,7 @@ export function resolveTarget(ctx: PayloadContext, user: DoubleUser, opts: Dispa
   return { guild, channel: world.channels.get(first.id) as ChannelInfo };
 }
 
-/** The fields every interaction carries (see docs: discord-double.md). */
+/** The fields every interaction carries (ADR 006 and the double's own tests). */
 export function basePayload(
   ctx: PayloadContext,
   type: InteractionType,
