@@ -105,7 +105,10 @@ const plan = quick
         bids: 200,
         feedListings: 60,
         commands: 200,
-        tradeWaitMs: 600_000,
+        // Sellers are read by need: under this budget an idle seller's turn comes ~25 min apart, so
+        // the run waits (no longer than needed) until every sale's alert is in, well inside its
+        // 12 h deadline, rather than stopping at 10 minutes and counting the rest as missing.
+        tradeWaitMs: 45 * 60_000,
       },
       matching: { ruleCounts: [1000, 10_000, 100_000], listings: 2000, minMs: 200 },
       economy: {
