@@ -104,6 +104,7 @@ async function roundSamples(
   const item = publicListing.item.market_hash_name;
   const orderToEdit = await api.createBuyOrder({ market_hash_name: item, max_price: 100, quantity: 1 });
   const orderToCancel = await api.createBuyOrder({ market_hash_name: item, max_price: 100, quantity: 1 });
+  const orderToGuard = await api.createBuyOrder({ market_hash_name: item, max_price: 100, quantity: 1 });
   await api.addToWatchlist(publicListing.id);
   const rule = (name: string, enabled = true) => ({
     userId: trader.dbId,
@@ -142,20 +143,32 @@ async function roundSamples(
     "buyorder cancel": { order: orderToCancel.id },
     "buyorder matches": { listing: publicListing.id },
     "buyorder similar": { item },
+    "buyorder guard": { order: orderToGuard.id, ceiling: "2.00", step: "0.10" },
     "sell list": { asset, price: "9.99" },
     "sell reprice": { listing: ownToReprice.id, price: "12.00" },
     "sell delist": { listings: ownToDelist.id },
     "sell mine": {},
+    "sell guard": { listing: ownToReprice.id, floor: "5.00", step: "0.10" },
     "trades list": {},
     "trades view": { trade: tradeView.id },
     "trades accept": { trade: tradeAccept.id },
     "trades cancel": { trade: tradeCancel.id },
+    "trades autoaccept": { enabled: false },
     "watch add": { name: `ack-add-${r}`, item, max_price: 10 },
     "watch list": {},
     "watch remove": { name: "ack-remove" },
     "watch pause": { name: "ack-pause" },
     "watch resume": { name: "ack-resume" },
     "watch test": { name: "ack-test" },
+    "watch arm": { rule: "ack-test", mode: "shadow" },
+    "watch disarm": { rule: "ack-test" },
+    "watch tier add": { name: `ack-tier-${r}`, seeds: "661, 670" },
+    "watch tier list": {},
+    "watch tier remove": { name: `ack-tier-${r}` },
+    "portfolio summary": {},
+    "portfolio export": {},
+    "portfolio chart": {},
+    "portfolio method": {},
     "alerts recent": {},
   };
   const samples: Sample[] = [];
