@@ -260,9 +260,6 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
   const backgroundRate = opts.backgroundRate ?? (() => Infinity);
   const planner = createPollPlanner({
     intervalMs: opts.intervalMs ?? 30_000,
-    // A user's poll reads trades, buy orders and the ledger's rollbacks: three requests, so the
-    // periods stretch to what the budget really allows instead of queueing past it.
-    requestsPerUser: 3,
     backgroundRate,
     now: () => now().getTime(),
   });
