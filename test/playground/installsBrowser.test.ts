@@ -47,7 +47,8 @@ describe.skipIf(!chromiumPath)("installed to my account, in the page", () => {
     await page.locator("#chat-title", { hasText: "#hangout" }).waitFor({ timeout: UI_WAIT_MS });
     const channelId = double.guilds[1]?.channels[0]?.id ?? "";
     await page.locator(`#messages[data-view="alice:${channelId}"]`).waitFor({ timeout: UI_WAIT_MS });
-    await expect(hangout.getAttribute("class")).resolves.toContain("active");
+    // The channel list redraws after the messages view: wait for the mark rather than read it once.
+    await expect.poll(() => hangout.getAttribute("class"), { timeout: UI_WAIT_MS }).toContain("active");
 
     await page.locator("#user-picker").selectOption("bob");
     await page.locator('#messages[data-view^="bob:"]').waitFor({ timeout: UI_WAIT_MS });
