@@ -90,14 +90,26 @@ export function guardLimits(raw: GuardInput, limit: "ceiling" | "floor") {
   };
 }
 
+/** Turns off the caller's own guard (by id, or by what it guards) and answers privately. */
+export async function turnOffReply(
+  ctx: BaseContext,
+  which: Parameters<typeof turnOffGuard>[2],
+  noGuard: string,
+): Promise<Reply> {
+  const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
+  if (user === null) throw new UserFacingError("not_found", noGuard);
+  const off = await turnOffGuard(ctx.deps.prisma, user.id, which);
+  return { ephemeral: true, embeds: [guardOffEmbed(off)] };
+}
+
 export async function runBuyOrderGuard(ctx: BaseContext, raw: GuardInput): Promise<Reply> {
   const orderId = parseId("order", raw.subject, "buy order");
-  if (raw.off === true) {
-    const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-    if (user === null) throw new UserFacingError("not_found", `You have no guard on order ${orderId}.`);
-    const off = await turnOffGuard(ctx.deps.prisma, user.id, { kind: "buy_order", subjectId: orderId });
-    return { ephemeral: true, embeds: [guardOffEmbed(off)] };
-  }
+  if (raw.off === true)
+    return turnOffReply(
+      ctx,
+      { kind: "buy_order", subjectId: orderId },
+      `You have no guard on order ${orderId}.`,
+    );
   const limits = guardLimits(raw, "ceiling");
   const trader = await linkedTrader(ctx);
   const guard = await setBuyOrderGuard(trader.deps, {
@@ -121,11 +133,7 @@ export const guardOffButton: ComponentHandler = {
         "invalid_input",
         "This button is damaged; use /buyorder guard or /sell guard with off:true.",
       );
-    const id = Number(ctx.id.subject);
-    const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-    if (user === null) throw new UserFacingError("not_found", "You have no such guard.");
-    const off = await turnOffGuard(ctx.deps.prisma, user.id, { id });
-    return { ephemeral: true, embeds: [guardOffEmbed(off)] };
+    return turnOffReply(ctx, { id: Number(ctx.id.subject) }, "You have no such guard.");
   },
 };
 

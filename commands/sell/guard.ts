@@ -2,14 +2,12 @@
 // turns it off). The guard itself runs in the background (src/guards/).
 import { ApplicationCommandOptionType } from "discord.js";
 import type { BaseContext } from "../../src/discord/command.ts";
-import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/automation.ts";
+import { guardSetEmbed } from "../../src/discord/render/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
-import { getUserByDiscordId } from "../../src/db/repos/users.ts";
-import { UserFacingError } from "../../src/errors.ts";
 import { parseId } from "../../src/input/parse.ts";
-import { setListingGuard, turnOffGuard } from "../../src/guards/setGuard.ts";
-import { guardLimitOptions, guardLimits, type GuardInput } from "../buyorder/guard.ts";
+import { setListingGuard } from "../../src/guards/setGuard.ts";
+import { guardLimitOptions, guardLimits, turnOffReply, type GuardInput } from "../buyorder/guard.ts";
 
 export const SELL_GUARD_SUBCOMMAND = {
   name: "guard",
@@ -29,12 +27,12 @@ export const SELL_GUARD_SUBCOMMAND = {
 
 export async function runSellGuard(ctx: BaseContext, raw: GuardInput): Promise<Reply> {
   const listingId = parseId("listing", raw.subject);
-  if (raw.off === true) {
-    const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-    if (user === null) throw new UserFacingError("not_found", `You have no guard on listing ${listingId}.`);
-    const off = await turnOffGuard(ctx.deps.prisma, user.id, { kind: "listing", subjectId: listingId });
-    return { ephemeral: true, embeds: [guardOffEmbed(off)] };
-  }
+  if (raw.off === true)
+    return turnOffReply(
+      ctx,
+      { kind: "listing", subjectId: listingId },
+      `You have no guard on listing ${listingId}.`,
+    );
   const limits = guardLimits(raw, "floor");
   const trader = await linkedTrader(ctx);
   const guard = await setListingGuard(trader.deps, {
