@@ -84,8 +84,8 @@ export function runMatchingBench(
     const heapUsedMb = heapMb();
     const rssMb = process.memoryUsage().rss / 1024 / 1024;
     let matches = 0;
-    for (const l of listings) matches += index.match(l).length;
-    const indexUs = timePerListing(listings, (l) => index.match(l), minMs);
+    for (const l of listings) matches += index.matchIds(l).length;
+    const indexUs = timePerListing(listings, (l) => index.matchIds(l), minMs);
     // Linear scans are slow at 100k rules; a few hundred listings give a stable mean.
     const sample = listings.slice(0, Math.max(50, Math.min(listings.length, Math.floor(1e7 / count))));
     const compiled = compileRules(rules);

@@ -62,12 +62,12 @@ export async function queueListingAlerts(
   const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
   for (const listing of listings) {
-    for (const ref of deps.index.match(listing)) {
-      const ruleId = Number(ref.id);
+    for (const id of deps.index.matchIds(listing)) {
+      const ruleId = Number(id);
       hits.push({ listing, ruleId });
-      const mode = deps.snipe?.armedMode(ref.id);
+      const mode = deps.snipe?.armedMode(String(id));
       if (mode !== undefined && !before.has(hitKey(ruleId, listing.id)))
-        armed.push({ listing, ruleId, userId: Number(ref.userId), mode });
+        armed.push({ listing, ruleId, userId: Number(deps.index.ownerOf(id)), mode });
     }
   }
   if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
@@ -187,10 +187,10 @@ export async function actOnArmedMatches(
   if (snipe === undefined) return new Set();
   const armed: ArmedHit[] = [];
   for (const listing of listings) {
-    for (const ref of deps.index.match(listing)) {
-      const mode = snipe.armedMode(ref.id);
+    for (const id of deps.index.matchIds(listing)) {
+      const mode = snipe.armedMode(String(id));
       if (mode !== undefined)
-        armed.push({ listing, ruleId: Number(ref.id), userId: Number(ref.userId), mode });
+        armed.push({ listing, ruleId: Number(id), userId: Number(deps.index.ownerOf(id)), mode });
     }
   }
   return armed.length === 0 ? new Set() : snipe.autoBuyer.act(armed, readAt);

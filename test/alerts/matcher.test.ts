@@ -388,6 +388,25 @@ describe("matcher index maintenance", () => {
     expect(index.size).toBe(0);
   });
 
+  it("GIVEN numeric and other ids, filed whole or bound-decided WHEN the feed's matchIds runs THEN numeric ids come back as numbers, others as given, and ownerOf names each owner", () => {
+    const index = createMatcherIndex();
+    const name = "Falcon Rifle | Ember Tide (Pristine)";
+    // A price ceiling alone is decided by the scan; a reference quantity needs the full check.
+    index.add({ id: "41", userId: "u1", filters: { item: name, max_price: 1_000_000 } });
+    index.add({ id: "r42", userId: "u2", filters: { item: name, max_price: 1_000_000 } });
+    index.add({ id: "43", userId: "u3", filters: { item: name, min_ref_qty: 0, max_price: 1_000_000 } });
+    index.add({ id: "r44", userId: "u4", filters: { item: name, min_ref_qty: 0, max_price: 1_000_000 } });
+    const got = index.matchIds(listing);
+    expect([...got].sort()).toEqual([41, 43, "r42", "r44"]);
+    expect(got.map((id) => index.ownerOf(id)).sort()).toEqual(["u1", "u2", "u3", "u4"]);
+    expect(index.ownerOf("41")).toBe("u1");
+    expect(index.ownerOf(7)).toBeUndefined();
+    // Removing from the bound-decided part and the full part alike.
+    expect(index.remove("r42")).toBe(true);
+    expect(index.remove("43")).toBe(true);
+    expect([...index.matchIds(listing)].sort()).toEqual([41, "r44"]);
+  });
+
   it("GIVEN an unknown id WHEN removed THEN nothing changes and false is returned", () => {
     const index = createMatcherIndex();
     index.add(byName);

@@ -8,8 +8,9 @@ import {
   type ListingFacts,
   type RuleFilters,
 } from "../ruleFilters.ts";
-import { axisOf, Bucket } from "./buckets.ts";
-import { E, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
+import { axisOf, IMPLIES_DEF, IMPLIES_PAINT, IMPLIES_TYPE_CATEGORY } from "./axes.ts";
+import { Bucket } from "./buckets.ts";
+import { E, E_BITS, HAS_LISTS, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
 
 export interface MatcherRule {
   id: string;
@@ -29,6 +30,15 @@ export interface MatcherIndex {
   ids(): IterableIterator<string>;
   /** Rules the listing satisfies, each at most once, in no particular order. */
   match(listing: Listing): RuleRef[];
+  /**
+   * The feed's hot path: the ids of the rules the listing satisfies (numbers for numeric ids, as
+   * database ids are), each at most once, in no particular order. Read from the matched entries
+   * alone: nothing per rule outside the bucket lists is touched, so a listing matching thousands
+   * of rules costs a scan, not thousands of cache misses.
+   */
+  matchIds(listing: Listing): Array<number | string>;
+  /** The owner of a rule in the index (undefined when it is not). */
+  ownerOf(ruleId: string | number): string | undefined;
   /**
    * Sorts and packs the rules added since the last match (match does it first when needed); a
    * bulk load calls it to pay that cost, and free the room adding used, before the first listing.
@@ -53,15 +63,16 @@ const HOME_BROAD = 7;
 const MAX_SEEDS_AS_KEY = 10;
 
 /**
- * The most selective key of a rule: item name, else a short seed list, else def+paint, else
+ * The most selective key of a rule: a short seed list, else item name, else def+paint, else
  * def, else paint, else (rules without any of those) a sticker, a keychain, or a long seed list,
- * else a broad bucket. A seed rule is filed under each of its seeds (and its def index when it has
- * one); a listing has one seed, so it still meets the rule at most once. Only its name's bucket
- * ever sees a rule with an item, so the name needs no check per rule.
+ * else a broad bucket. A seed rule is filed under each of its seeds (within its item name, or its
+ * def index, when it has one); a listing has one seed, so it still meets the rule at most once,
+ * and a rule with only seeds for lists needs no seed check there. Only buckets under its own name
+ * ever see a rule with an item, so the name needs no check per rule.
  */
 function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
-  if (c.itemLower !== "") return HOME_NAME;
   if (seeds !== null && seeds.length <= MAX_SEEDS_AS_KEY) return HOME_SEED;
+  if (c.itemLower !== "") return HOME_NAME;
   if (c.defIndex >= 0 && c.paintIndex >= 0) return HOME_DEF_PAINT;
   if (c.defIndex >= 0) return HOME_DEF;
   if (c.paintIndex >= 0) return HOME_PAINT;
@@ -77,6 +88,25 @@ function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
  * "any" and its own type and category, then each one's sorted lists cut the rest.
  */
 const broadKey = (type: number, category: number) => type * 4 + category;
+
+/** What a bucket's key decides for its rules (buckets.ts' IMPLIES_*): a listing visits only its own. */
+function impliesOf(home: number, outer: string | number): number {
+  switch (home) {
+    case HOME_DEF_PAINT:
+      return IMPLIES_DEF | IMPLIES_PAINT;
+    case HOME_DEF:
+      return IMPLIES_DEF;
+    case HOME_PAINT:
+      return IMPLIES_PAINT;
+    case HOME_SEED:
+      // Under a def index (bySeedDef); a name's or no key's seed bucket decides no index.
+      return typeof outer === "number" && outer >= 0 ? IMPLIES_DEF : 0;
+    case HOME_BROAD:
+      return IMPLIES_TYPE_CATEGORY;
+    default:
+      return 0;
+  }
+}
 
 /**
  * `capacity`: rules to make room for at once (a full load knows its count; growth copies).
@@ -98,11 +128,16 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const byDef = new Map<number, Bucket>();
   const byPaint = new Map<number, Bucket>();
   const bySeed = new Map<number, Bucket>();
+  /** Seed rules with an item, by name then seed: a listing meets only its own item's. */
+  const byNameSeed = new Map<string, Map<number, Bucket>>();
   /** Seed rules with a def index, by def then seed: a listing meets only its own weapon's. */
   const bySeedDef = new Map<number, Map<number, Bucket>>();
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
-  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(HOME_BROAD, k));
+  const broad = Array.from(
+    { length: 12 },
+    (_, k) => new Bucket(HOME_BROAD, k, -1, impliesOf(HOME_BROAD, -1)),
+  );
   let broadSize = 0;
 
   /** The bucket under `key`, created when missing. */
@@ -114,7 +149,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(home, key, outer);
+      bucket = new Bucket(home, key, outer, impliesOf(home, outer));
       map.set(key, bucket);
     }
     return bucket;
@@ -137,6 +172,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
 
   /** A seed rule's bucket for one of its seeds. */
   function seedBucket(c: CompiledFilters, seed: number): Bucket {
+    if (c.itemLower !== "") return nestedBucket(byNameSeed, HOME_SEED, c.itemLower, seed);
     if (c.defIndex >= 0) return nestedBucket(bySeedDef, HOME_SEED, c.defIndex, seed);
     return bucketIn(bySeed, HOME_SEED, seed);
   }
@@ -159,6 +195,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         break;
       case HOME_SEED:
         if (bucket.outer === -1) bySeed.delete(bucket.key as number);
+        else if (typeof bucket.outer === "string") dropNested(byNameSeed, bucket);
         else dropNested(bySeedDef, bucket);
         break;
       case HOME_STICKER:
@@ -177,7 +214,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   function takeOut(bucket: Bucket, slot: number): void {
-    if (!bucket.remove(slot, axes[slot] as number)) return;
+    if (!bucket.remove(slot, slots.pureIdOf(slot), axes[slot] as number)) return;
     if (bucket.home === HOME_BROAD) broadSize--;
     dropIfEmpty(bucket);
   }
@@ -207,15 +244,26 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
     axes[slot] = axis;
     const seeds = slots.seedsOf(slot);
+    const home = homeOf(c, seeds);
+    const implied =
+      home === HOME_SEED
+        ? "seed"
+        : home === HOME_STICKER
+          ? "sticker"
+          : home === HOME_KEYCHAIN
+            ? "keychain"
+            : null;
+    if (implied !== null && slots.listsImpliedByKey(slot, implied))
+      entry[E_BITS] = (entry[E_BITS] as number) - HAS_LISTS;
     let bucket: Bucket;
-    switch (homeOf(c, seeds)) {
+    switch (home) {
       case HOME_NAME:
         bucket = bucketIn(byName, HOME_NAME, c.itemLower);
         break;
       case HOME_SEED:
         homes[slot] = (seeds ?? []).map((seed) => {
           const bucket = seedBucket(c, seed);
-          if (bucket.add(entry, axis)) dirty.push(bucket);
+          if (bucket.add(slots, entry, axis)) dirty.push(bucket);
           return bucket;
         });
         return;
@@ -239,29 +287,32 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         broadSize++;
     }
     homes[slot] = bucket;
-    if (bucket.add(entry, axis)) dirty.push(bucket);
+    if (bucket.add(slots, entry, axis)) dirty.push(bucket);
   }
 
-  /** Visits each distinct id's bucket once (a listing can carry one sticker several times). */
-  function collectEach(
-    map: Map<number, Bucket>,
-    ids: readonly number[],
-    facts: ListingFacts,
-    out: RuleRef[],
-  ): void {
+  /** The buckets a listing visits, gathered before any is scanned (reused: match is synchronous). */
+  const visit: Bucket[] = [];
+
+  /** Each distinct id's bucket (a listing can carry one sticker several times). */
+  function gatherEach(map: Map<number, Bucket>, ids: readonly number[]): void {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i] as number;
       const bucket = ids.indexOf(id) === i ? map.get(id) : undefined;
-      if (bucket !== undefined) bucket.collect(slots, facts, out);
+      if (bucket !== undefined) visit.push(bucket);
     }
   }
 
   /** The broad buckets of one type: category "any" and the listing's own (ruleFilters.ts' codes). */
-  function collectBroad(type: number, facts: ListingFacts, out: RuleRef[]): void {
-    broad[broadKey(type, 0)]?.collect(slots, facts, out);
-    if (!facts.statcounter && !facts.souvenir) broad[broadKey(type, 1)]?.collect(slots, facts, out);
-    if (facts.statcounter) broad[broadKey(type, 2)]?.collect(slots, facts, out);
-    if (facts.souvenir) broad[broadKey(type, 3)]?.collect(slots, facts, out);
+  function gatherBroad(type: number, facts: ListingFacts): void {
+    visit.push(broad[broadKey(type, 0)] as Bucket);
+    if (!facts.statcounter && !facts.souvenir) visit.push(broad[broadKey(type, 1)] as Bucket);
+    if (facts.statcounter) visit.push(broad[broadKey(type, 2)] as Bucket);
+    if (facts.souvenir) visit.push(broad[broadKey(type, 3)] as Bucket);
+  }
+
+  /** Pushes a bucket to visit when there is one. */
+  function gather(bucket: Bucket | undefined): void {
+    if (bucket !== undefined) visit.push(bucket);
   }
 
   function settle(): void {
@@ -269,36 +320,57 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     dirty = [];
   }
 
-  function match(listing: Listing): RuleRef[] {
+  function matchIds(listing: Listing): Array<number | string> {
     if (dirty.length > 0) settle();
-    const out: RuleRef[] = [];
+    const out: Array<number | string> = [];
     const facts = prepareListing(listing, fees);
     if (!facts.listed) return out;
 
-    byName.get(facts.nameLower)?.collect(slots, facts, out);
+    // First every bucket the listing's keys name, then a touch of each one's lists, then the
+    // scans: at a million rules each bucket is a cache miss away, and looked up together the
+    // misses overlap instead of waiting one behind the other between scans.
+    visit.length = 0;
+    gather(byName.get(facts.nameLower));
     const { defIndex, paintIndex, paintSeed } = facts;
     if (!Number.isNaN(defIndex)) {
-      if (!Number.isNaN(paintIndex)) byDefPaint.get(defIndex)?.get(paintIndex)?.collect(slots, facts, out);
-      byDef.get(defIndex)?.collect(slots, facts, out);
+      if (!Number.isNaN(paintIndex)) gather(byDefPaint.get(defIndex)?.get(paintIndex));
+      gather(byDef.get(defIndex));
     }
-    if (!Number.isNaN(paintIndex)) byPaint.get(paintIndex)?.collect(slots, facts, out);
+    if (!Number.isNaN(paintIndex)) gather(byPaint.get(paintIndex));
     if (!Number.isNaN(paintSeed)) {
-      if (bySeed.size > 0) bySeed.get(paintSeed)?.collect(slots, facts, out);
-      if (!Number.isNaN(defIndex)) bySeedDef.get(defIndex)?.get(paintSeed)?.collect(slots, facts, out);
+      if (byNameSeed.size > 0) gather(byNameSeed.get(facts.nameLower)?.get(paintSeed));
+      if (bySeed.size > 0) gather(bySeed.get(paintSeed));
+      if (!Number.isNaN(defIndex)) gather(bySeedDef.get(defIndex)?.get(paintSeed));
     }
-    if (bySticker.size > 0) collectEach(bySticker, facts.stickerIds, facts, out);
-    if (byKeychain.size > 0) collectEach(byKeychain, facts.keychainIds, facts, out);
+    if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
+    if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);
     if (broadSize > 0) {
-      collectBroad(0, facts, out);
-      collectBroad(facts.type, facts, out);
+      gatherBroad(0, facts);
+      gatherBroad(facts.type, facts);
     }
+    let lists = 0;
+    for (let i = 0; i < visit.length; i++) lists += (visit[i] as Bucket).touch();
+    if (lists === 0) return out;
+    for (let i = 0; i < visit.length; i++) (visit[i] as Bucket).collect(slots, facts, out);
     return out;
+  }
+
+  function ownerOf(ruleId: string | number): string | undefined {
+    const slot = slots.slotOf(typeof ruleId === "number" ? ruleId : keyOf(ruleId));
+    return slot < 0 ? undefined : slots.ownerOf(slot);
+  }
+
+  /** RuleRefs for tests and tools; one object per match (the feed reads ids, matchIds). */
+  function match(listing: Listing): RuleRef[] {
+    return matchIds(listing).map((id) => ({ id: String(id), userId: ownerOf(id) as string }));
   }
 
   return {
     add,
     remove,
     update: add,
+    matchIds,
+    ownerOf,
     get size() {
       return slots.size;
     },

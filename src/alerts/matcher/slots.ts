@@ -1,5 +1,5 @@
 // The matcher's rule storage: each rule is a slot of packed numbers, and the one per-slot match check.
-import { matchesDeal } from "../dealFilters.ts";
+import { matchesDeal, meetsDealBound } from "../dealFilters.ts";
 import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleFilters.ts";
 
 // At 1M rules, per-rule objects (an entry, its compiled filters, boxed doubles, id strings, map
@@ -12,7 +12,7 @@ import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleF
 // bounds (rarer still: a small Float64Array), read only for rules whose entry flags them.
 
 /** Doubles per entry, and each one's offset. */
-export const E = 10;
+export const E = 14;
 export const E_MAX_PRICE = 0; // Infinity when not set
 export const E_MIN_FLOAT = 1; // -Infinity when not set
 export const E_MAX_FLOAT = 2; // Infinity when not set
@@ -28,14 +28,25 @@ export const E_BITS = 7;
 export const E_SLOT = 8;
 /** The rule's id when it is a number (keyOf), else -1 (the slot's key holds it). */
 export const E_ID = 9;
-const OWNER_UNIT = 512;
+/**
+ * A rule's first two deal bounds, inline (most deal rules set one or two): the bound's position
+ * in dealFilters.ts' order (-1: none) and its value. A rule with more sets HAS_DEAL and is checked
+ * from its slot's bounds; inline, a candidate's check reads nothing outside its entry.
+ */
+export const E_DEAL_K1 = 10;
+const E_DEAL_V1 = 11;
+export const E_DEAL_K2 = 12;
+const E_DEAL_V2 = 13;
+const INLINE_DEALS = 2;
+const OWNER_UNIT = 1024;
 /** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
 export const flagsOf = (bits: number): number => bits & (OWNER_UNIT - 1);
 export const HAS_FLOAT = 1;
 export const HAS_DISCOUNT = 2;
 export const HAS_REF_QTY = 4;
-const HAS_LISTS = 8;
+export const HAS_LISTS = 8;
 const HAS_DEAL = 16;
+export const HAS_DEAL_INLINE = 1 << 9;
 
 /** A free slot's key. */
 const FREE = -1;
@@ -93,6 +104,29 @@ function matchesLists(x: readonly number[], l: ListingFacts): boolean {
   return true;
 }
 
+/**
+ * Writes a rule's deal bounds into its entry when there are at most INLINE_DEALS of them; false
+ * (the entry's deal fields cleared) when there are none or more.
+ */
+function inlineDeals(deal: Float64Array | null, entry: Float64Array): boolean {
+  entry[E_DEAL_K1] = -1;
+  entry[E_DEAL_V1] = NaN;
+  entry[E_DEAL_K2] = -1;
+  entry[E_DEAL_V2] = NaN;
+  if (deal === null) return false;
+  let set = 0;
+  for (let k = 0; k < deal.length; k++) if (!Number.isNaN(deal[k])) set++;
+  if (set > INLINE_DEALS) return false;
+  let at = E_DEAL_K1;
+  for (let k = 0; k < deal.length; k++) {
+    if (Number.isNaN(deal[k])) continue;
+    entry[at] = k;
+    entry[at + 1] = deal[k] as number;
+    at += 2;
+  }
+  return true;
+}
+
 /** A canonical non-negative integer id is kept as a number (no string per rule); others as given. */
 export function keyOf(id: string): number | string {
   const n = Number(id);
@@ -111,12 +145,6 @@ export class RuleSlots {
   readonly lists: Array<number[] | null> = [];
   /** Per slot: the rule's deal bounds (compileDeal), null without any. */
   readonly deals: Array<Float64Array | null> = [];
-  /**
-   * Per slot: the rule's RuleRef, made the first time the rule matches and reused after: a
-   * listing matching hundreds of rules then allocates nothing per match. Only rules that matched
-   * hold one (at most ~50 bytes each); a freed slot drops its own.
-   */
-  private readonly refs: Array<RuleRef | undefined> = [];
   /** Per slot: index of the owner in `users`. */
   private owners: Int32Array;
   private readonly freeSlots: number[] = [];
@@ -158,7 +186,8 @@ export class RuleSlots {
     this.owners[slot] = owner;
     const lists = listsOf(c);
     this.lists[slot] = lists;
-    this.deals[slot] = c.deal;
+    const inline = inlineDeals(c.deal, entry);
+    this.deals[slot] = inline ? null : c.deal;
     entry[E_MAX_PRICE] = c.maxPrice;
     entry[E_MIN_FLOAT] = c.minFloat;
     entry[E_MAX_FLOAT] = c.maxFloat;
@@ -171,7 +200,7 @@ export class RuleSlots {
       (c.hasDiscount ? HAS_DISCOUNT : 0) |
       (c.hasRefQty ? HAS_REF_QTY : 0) |
       (lists !== null ? HAS_LISTS : 0) |
-      (c.deal !== null ? HAS_DEAL : 0) |
+      (c.deal === null ? 0 : inline ? HAS_DEAL_INLINE : HAS_DEAL) |
       (c.type << 5) |
       (c.category << 7) |
       0;
@@ -189,7 +218,6 @@ export class RuleSlots {
     this.keys[slot] = FREE;
     this.lists[slot] = null;
     this.deals[slot] = null;
-    this.refs[slot] = undefined;
     this.freeSlots.push(slot);
   }
 
@@ -199,6 +227,24 @@ export class RuleSlots {
     if (x === null) return null;
     const n = x[0] as number;
     return n < 0 ? null : [...new Set(x.slice(1, 1 + n))];
+  }
+
+  /**
+   * Whether a slot's lists say nothing beyond the key it is filed under: seeds only (filed under
+   * each seed), a single sticker in any slot (filed under it) or a single keychain. Its entries
+   * there then skip the lists check, and with it a read outside the bucket.
+   */
+  listsImpliedByKey(slot: number, home: "seed" | "sticker" | "keychain"): boolean {
+    const x = this.lists[slot];
+    if (x === null || x === undefined) return false;
+    const seeds = x[0] as number;
+    const at = seeds < 0 ? 1 : 1 + seeds;
+    const stickers = x[at] as number;
+    const keychains = x[at + 1 + 2 * stickers] as number;
+    if (home === "seed") return seeds >= 0 && stickers === 0 && keychains === 0;
+    if (seeds >= 0) return false;
+    if (home === "sticker") return stickers === 1 && x[at + 2] === -1 && keychains === 0;
+    return stickers === 0 && keychains === 1;
   }
 
   *ids(): IterableIterator<string> {
@@ -238,6 +284,12 @@ export class RuleSlots {
     if ((bits & HAS_DISCOUNT) !== 0 && !meetsDiscount(l.discount, n[o + E_MIN_DISCOUNT] as number))
       return false;
     if ((bits & HAS_REF_QTY) !== 0 && !(l.refQty >= (n[o + E_MIN_REF_QTY] as number))) return false;
+    if ((bits & HAS_DEAL_INLINE) !== 0) {
+      const k1 = n[o + E_DEAL_K1] as number;
+      if (!meetsDealBound(k1, n[o + E_DEAL_V1] as number, l.deal[k1] as number)) return false;
+      const k2 = n[o + E_DEAL_K2] as number;
+      if (k2 >= 0 && !meetsDealBound(k2, n[o + E_DEAL_V2] as number, l.deal[k2] as number)) return false;
+    }
     if ((bits & (HAS_LISTS | HAS_DEAL)) === 0) return true;
     const slot = n[o + E_SLOT] as number;
     const x = this.lists[slot];
@@ -246,18 +298,33 @@ export class RuleSlots {
     return d === null || d === undefined || matchesDeal(d, l.deal);
   }
 
-  /** The rule of the entry at offset o of a bucket's list. */
-  refOf(n: Float64Array, o: number): RuleRef {
-    const slot = n[o + E_SLOT] as number;
-    const known = this.refs[slot];
-    if (known !== undefined) return known;
+  /** The id of the rule of the entry at offset o of a bucket's list, from the entry alone when numeric. */
+  idOf(n: Float64Array, o: number): number | string {
     const id = n[o + E_ID] as number;
-    const ref: RuleRef = Object.freeze({
-      id: id >= 0 ? String(id) : (this.keys[slot] as string),
-      userId: this.users[Math.floor((n[o + E_BITS] as number) / OWNER_UNIT)] as string,
-    });
-    this.refs[slot] = ref;
-    return ref;
+    return id >= 0 ? id : (this.keys[n[o + E_SLOT] as number] as string);
+  }
+
+  /** Deal bound k of the entry at offset o (NaN: not set), inline or from its slot. */
+  dealBound(n: ArrayLike<number>, o: number, k: number): number {
+    if (n[o + E_DEAL_K1] === k) return n[o + E_DEAL_V1] as number;
+    if (n[o + E_DEAL_K2] === k) return n[o + E_DEAL_V2] as number;
+    return this.deals[n[o + E_SLOT] as number]?.[k] ?? NaN;
+  }
+
+  /** The key of the rule in a slot (a string id's, for entries that hold -1 for it). */
+  keyAt(slot: number): number | string {
+    return this.keys[slot] as number | string;
+  }
+
+  /** The rule's id as a bound-only entry holds it (buckets.ts): numeric, or -(slot + 1). */
+  pureIdOf(slot: number): number {
+    const key = this.keys[slot];
+    return typeof key === "number" ? key : -(slot + 1);
+  }
+
+  /** The owner of the rule in a slot. */
+  ownerOf(slot: number): string {
+    return this.users[this.owners[slot] as number] as string;
   }
 
   private newSlot(): number {
@@ -272,8 +339,6 @@ export class RuleSlots {
     this.keys.push(FREE);
     this.lists.push(null);
     this.deals.push(null);
-    // Grown with the others: a store far past its length would turn it into a slow dictionary.
-    this.refs.push(undefined);
     return slot;
   }
 
