@@ -27,42 +27,64 @@ import {
   type RuleSlots,
 } from "./slots.ts";
 
-/** The entry's bound-decided form (see P). */
-function pureOf(slots: RuleSlots, axis: number, entry: Float64Array): number[] {
+/** Appends the entry's bound-decided form (see P) to `out`, one number at a time (no array per rule). */
+function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: number[]): void {
   const id = entry[E_ID] as number;
   const float = (flagsOf(entry[E_BITS] as number) & HAS_FLOAT) !== 0;
-  return [
+  out.push(
     boundOf(slots, axis, entry, 0),
     entry[E_MAX_PRICE] as number,
     float ? (entry[E_MIN_FLOAT] as number) : NaN,
     float ? (entry[E_MAX_FLOAT] as number) : NaN,
     id >= 0 ? id : -((entry[E_SLOT] as number) + 1),
-  ];
+  );
 }
 
-/** A list part's entries (`stride` numbers each) sorted in their axis' order, into `out` from `at`. */
-function sortInto(
+/** Waiting entries carry their axis first. */
+const WP = P + 1;
+const WE = E + 1;
+
+/** Takes the waiting entry on `axis` whose number at `field` is `value` out; false when not there. */
+function takeWaiting(
+  list: number[] | null,
+  stride: number,
+  axis: number,
+  field: number,
+  value: number,
+): boolean {
+  if (list === null) return false;
+  for (let o = 0; o < list.length; o += stride) {
+    if (list[o] === axis && list[o + 1 + field] === value) {
+      list.splice(o, stride);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Sorts the entries (`stride` numbers each) of d between `from` and `to` in their axis' order, in place. */
+function sortSegment(
   slots: RuleSlots,
   axis: number,
-  list: readonly number[],
+  d: Float64Array,
+  from: number,
+  to: number,
   stride: number,
-  out: Float64Array,
-  at: number,
 ): void {
-  const count = list.length / stride;
+  const count = (to - from) / stride;
+  if (axis === AX_NONE || count < 2) return;
+  const sign = isMaxAxis(axis) ? -1 : 1;
   const order = new Uint32Array(count);
-  for (let i = 0; i < count; i++) order[i] = i;
-  if (axis !== AX_NONE) {
-    const sign = isMaxAxis(axis) ? -1 : 1;
-    const bounds = new Float64Array(count);
-    for (let i = 0; i < count; i++)
-      bounds[i] = sign * (stride === P ? (list[i * P] as number) : boundOf(slots, axis, list, i * E));
-    order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
-  }
+  const bounds = new Float64Array(count);
   for (let i = 0; i < count; i++) {
-    const from = (order[i] as number) * stride;
-    for (let k = 0; k < stride; k++) out[at + i * stride + k] = list[from + k] as number;
+    order[i] = i;
+    const o = from + i * stride;
+    bounds[i] = sign * (stride === P ? (d[o] as number) : boundOf(slots, axis, d, o));
   }
+  order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
+  const copy = d.slice(from, to);
+  for (let i = 0; i < count; i++)
+    d.set(copy.subarray(order[i]! * stride, (order[i]! + 1) * stride), from + i * stride);
 }
 
 /** Takes the entry whose number at `field` is `value` out of a list part; false when not there. */
@@ -78,6 +100,14 @@ function takeOut(list: number[] | null | undefined, field: number, stride: numbe
 }
 
 const EMPTY = new Float64Array(1);
+/** settle's per-axis counts and cursors, reused (settle runs synchronously, once per bucket in a load). */
+const SCRATCH = {
+  pureLen: new Int32Array(AXES),
+  fullLen: new Int32Array(AXES),
+  added: new Uint8Array(AXES),
+  pureAt: new Int32Array(AXES),
+  fullAt: new Int32Array(AXES),
+};
 /** A packed bucket's header: the list count, then per list (H numbers) its axis, start, split, end. */
 const H = 4;
 
@@ -95,8 +125,9 @@ type Parts = Array<[number[], number[]] | null>;
  */
 export class Bucket {
   private packed: Float64Array = EMPTY;
-  /** Per axis: waiting bound-decided entries, then (at AXES + axis) waiting full entries. */
-  private pending: Array<number[] | null> | null = null;
+  /** Entries added since the last settle, each after its axis: bound-decided ones, full ones. */
+  private waitPure: number[] | null = null;
+  private waitFull: number[] | null = null;
   size = 0;
 
   /**
@@ -112,17 +143,16 @@ export class Bucket {
 
   /** Adds an entry on `axis`; true when the bucket had nothing waiting (it now needs a settle). */
   add(slots: RuleSlots, entry: Float64Array, axis: number): boolean {
-    const first = this.pending === null;
-    this.pending ??= new Array<number[] | null>(2 * AXES).fill(null);
-    const pure = axis !== AX_NONE && decidedByBound(entry, axis, this.implies);
-    const at = pure ? axis : AXES + axis;
-    let list = this.pending[at];
-    if (list === null || list === undefined) {
-      list = [];
-      this.pending[at] = list;
+    const first = this.waitPure === null && this.waitFull === null;
+    if (axis !== AX_NONE && decidedByBound(entry, axis, this.implies)) {
+      const list = (this.waitPure ??= []);
+      list.push(axis);
+      pushPure(slots, axis, entry, list);
+    } else {
+      const list = (this.waitFull ??= []);
+      list.push(axis);
+      for (let i = 0; i < E; i++) list.push(entry[i] as number);
     }
-    if (pure) list.push(...pureOf(slots, axis, entry));
-    else for (let i = 0; i < E; i++) list.push(entry[i] as number);
     this.size++;
     return first;
   }
@@ -132,8 +162,10 @@ export class Bucket {
    * its id as a bound-decided entry holds it. A bucket is small enough for O(n).
    */
   remove(slot: number, pureId: number, axis: number): boolean {
-    const waiting = this.pending;
-    if (takeOut(waiting?.[axis], P_ID, P, pureId) || takeOut(waiting?.[AXES + axis], E_SLOT, E, slot)) {
+    if (
+      takeWaiting(this.waitPure, WP, axis, P_ID, pureId) ||
+      takeWaiting(this.waitFull, WE, axis, E_SLOT, slot)
+    ) {
       this.size--;
       return true;
     }
@@ -142,25 +174,96 @@ export class Bucket {
     if (list === null || list === undefined) return false;
     if (!takeOut(list[0], P_ID, P, pureId) && !takeOut(list[1], E_SLOT, E, slot)) return false;
     // Still in order: packing copies each part as it is.
-    this.pack(parts, null);
+    this.pack(parts);
     this.size--;
     return true;
   }
 
-  /** Sorts the waiting entries in; the packed lists end exactly as long as their entries. */
+  /**
+   * Sorts the waiting entries in, straight into a new packed array exactly as long as its lists:
+   * each axis' part is the packed one followed by the waiting ones, sorted again only when some
+   * came in. A load settles each bucket once, so this is its one copy of every entry.
+   */
   settle(slots: RuleSlots): void {
-    const pending = this.pending;
-    if (pending === null) return;
-    const parts = this.unpack();
-    for (let axis = 0; axis < AXES; axis++) {
-      const pure = pending[axis] ?? [];
-      const full = pending[AXES + axis] ?? [];
-      if (pure.length === 0 && full.length === 0) continue;
-      const old = parts[axis];
-      parts[axis] = old ? [old[0].concat(pure), old[1].concat(full)] : [pure, full];
+    const pure = this.waitPure ?? [];
+    const full = this.waitFull ?? [];
+    // Nothing waits any more (what did was removed again): the next add marks the bucket anew.
+    this.waitPure = null;
+    this.waitFull = null;
+    if (pure.length + full.length === 0) return;
+    const old = this.packed;
+    const oldLists = old[0] as number;
+    const { pureLen, fullLen, added, pureAt, fullAt } = SCRATCH;
+    pureLen.fill(0);
+    fullLen.fill(0);
+    added.fill(0);
+    for (let h = 1; h < 1 + oldLists * H; h += H) {
+      const axis = old[h] as number;
+      pureLen[axis] = (old[h + 2] as number) - (old[h + 1] as number);
+      fullLen[axis] = (old[h + 3] as number) - (old[h + 2] as number);
     }
-    this.pack(parts, slots);
-    this.pending = null;
+    for (let o = 0; o < pure.length; o += WP) {
+      const axis = pure[o] as number;
+      pureLen[axis] = (pureLen[axis] as number) + P;
+      added[axis] = 1;
+    }
+    for (let o = 0; o < full.length; o += WE) {
+      const axis = full[o] as number;
+      fullLen[axis] = (fullLen[axis] as number) + E;
+      added[axis] = 1;
+    }
+    let lists = 0;
+    let size = 0;
+    for (let axis = 0; axis < AXES; axis++) {
+      const n = (pureLen[axis] as number) + (fullLen[axis] as number);
+      if (n === 0) continue;
+      lists++;
+      size += n;
+    }
+    const d = new Float64Array(1 + lists * H + size);
+    d[0] = lists;
+    // Per axis, where its next pure and full entry go.
+    let h = 1;
+    let at = 1 + lists * H;
+    for (let axis = 0; axis < AXES; axis++) {
+      const p = pureLen[axis] as number;
+      const f = fullLen[axis] as number;
+      if (p + f === 0) continue;
+      d[h] = axis;
+      d[h + 1] = at;
+      d[h + 2] = at + p;
+      d[h + 3] = at + p + f;
+      pureAt[axis] = at;
+      fullAt[axis] = at + p;
+      at += p + f;
+      h += H;
+    }
+    for (let oh = 1; oh < 1 + oldLists * H; oh += H) {
+      const axis = old[oh] as number;
+      d.set(old.subarray(old[oh + 1] as number, old[oh + 2] as number), pureAt[axis]);
+      pureAt[axis] = (pureAt[axis] as number) + (old[oh + 2] as number) - (old[oh + 1] as number);
+      d.set(old.subarray(old[oh + 2] as number, old[oh + 3] as number), fullAt[axis]);
+      fullAt[axis] = (fullAt[axis] as number) + (old[oh + 3] as number) - (old[oh + 2] as number);
+    }
+    for (let o = 0; o < pure.length; o += WP) {
+      const axis = pure[o] as number;
+      const to = pureAt[axis] as number;
+      for (let k = 0; k < P; k++) d[to + k] = pure[o + 1 + k] as number;
+      pureAt[axis] = to + P;
+    }
+    for (let o = 0; o < full.length; o += WE) {
+      const axis = full[o] as number;
+      const to = fullAt[axis] as number;
+      for (let k = 0; k < E; k++) d[to + k] = full[o + 1 + k] as number;
+      fullAt[axis] = to + E;
+    }
+    for (let sh = 1; sh < 1 + lists * H; sh += H) {
+      const axis = d[sh] as number;
+      if (added[axis] === 0) continue;
+      sortSegment(slots, axis, d, d[sh + 1] as number, d[sh + 2] as number, P);
+      sortSegment(slots, axis, d, d[sh + 2] as number, d[sh + 3] as number, E);
+    }
+    this.packed = d;
   }
 
   /** The number of lists here: reading it brings the packed lists' start into the cache. */
@@ -208,8 +311,8 @@ export class Bucket {
     return parts;
   }
 
-  /** Packs the lists (sorting each part by its axis' bound when `slots` is given, else as they are). */
-  private pack(parts: Parts, slots: RuleSlots | null): void {
+  /** Packs the lists as they are (each part already in its axis' order). */
+  private pack(parts: Parts): void {
     let lists = 0;
     let size = 0;
     for (const part of parts) {
@@ -231,12 +334,10 @@ export class Bucket {
       const [pure, full] = part;
       d[h] = axis;
       d[h + 1] = at;
-      if (slots === null) d.set(pure, at);
-      else sortInto(slots, axis, pure, P, d, at);
+      d.set(pure, at);
       at += pure.length;
       d[h + 2] = at;
-      if (slots === null) d.set(full, at);
-      else sortInto(slots, axis, full, E, d, at);
+      d.set(full, at);
       at += full.length;
       d[h + 3] = at;
       h += H;
