@@ -7,6 +7,7 @@ import {
   E_DEAL_K1,
   E_DEAL_K2,
   E_DEF,
+  E_KEY,
   E_MAX_FLOAT,
   E_MAX_PRICE,
   E_MIN_DISCOUNT,
@@ -52,7 +53,13 @@ const AX_PRICE = AX_FLOAT_MAX + 1;
 const AX_FLOAT_MIN = AX_PRICE + 1;
 /** No bound to stop on: every rule is checked. */
 export const AX_NONE = AX_FLOAT_MIN + 1;
-export const AXES = AX_NONE + 1;
+/**
+ * An item rule's paint seeds: one entry per seed (E_KEY), sorted ascending; a listing reads the
+ * run of its own seed, found by binary search, rather than a prefix. A seed bucket per item name
+ * and seed would cost a bucket (a few hundred bytes) per seed of every such rule.
+ */
+export const AX_SEED = AX_NONE + 1;
+export const AXES = AX_SEED + 1;
 
 /** A float ceiling this low passes a few listings in a hundred: a better cut than most prices. */
 const TIGHT_FLOAT = 0.02;
@@ -99,6 +106,8 @@ export function boundOf(slots: RuleSlots, axis: number, n: ArrayLike<number>, o:
       return n[o + E_MAX_PRICE] as number;
     case AX_FLOAT_MIN:
       return n[o + E_MIN_FLOAT] as number;
+    case AX_SEED:
+      return n[o + E_KEY] as number;
     default:
       return slots.dealBound(n, o, axis - AX_DEAL);
   }
@@ -188,4 +197,29 @@ export function scanFull(
       while (o < n && passes(axis, boundOf(slots, axis, list, o), l)) o += E;
       return o;
   }
+}
+
+/**
+ * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
+ * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
+ */
+export function seedRun(
+  list: Float64Array,
+  o: number,
+  n: number,
+  stride: number,
+  at: number,
+  seed: number,
+): [number, number] {
+  let lo = 0;
+  let hi = (n - o) / stride;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[o + mid * stride + at] as number) < seed) lo = mid + 1;
+    else hi = mid;
+  }
+  let end = o + lo * stride;
+  const first = end;
+  while (end < n && list[end + at] === seed) end += stride;
+  return [first, end];
 }

@@ -1,6 +1,7 @@
 // A bucket of the matcher: the rules sharing one index key, packed in lists sorted by a bound so a listing visits only the rules whose bound it passes.
 import {
   AX_NONE,
+  AX_SEED,
   AXES,
   boundOf,
   decidedByBound,
@@ -12,12 +13,14 @@ import {
   P_PRICE,
   scanFull,
   scanPure,
+  seedRun,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
 import {
   E,
   E_BITS,
   E_ID,
+  E_KEY,
   E_MAX_FLOAT,
   E_MAX_PRICE,
   E_MIN_FLOAT,
@@ -279,6 +282,10 @@ export class Bucket {
     for (let h = 1; h < 1 + lists * H; h += H) {
       const axis = d[h] as number;
       const split = d[h + 2] as number;
+      if (axis === AX_SEED) {
+        this.collectSeed(slots, l, d, h, out);
+        continue;
+      }
       // Bound-decided rules: every one the scan passes matches if its price and float let it
       // (the same checks as matches', with NaN for "no float filter").
       const pureEnd = scanPure(axis, d, d[h + 1] as number, split, l);
@@ -296,6 +303,28 @@ export class Bucket {
       const end = scanFull(slots, axis, d, split, d[h + 3] as number, l);
       for (let o = split; o < end; o += E) if (slots.matches(d, o, l)) out.push(slots.idOf(d, o));
     }
+  }
+
+  /** The seed list (header at h): the runs of the listing's seed in both parts, each fully checked as its part is. */
+  private collectSeed(
+    slots: RuleSlots,
+    l: ListingFacts,
+    d: Float64Array,
+    h: number,
+    out: Array<number | string>,
+  ): void {
+    if (Number.isNaN(l.paintSeed)) return;
+    const split = d[h + 2] as number;
+    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed);
+    for (let o = pureFrom; o < pureEnd; o += P) {
+      if (l.price > (d[o + P_PRICE] as number)) continue;
+      const min = d[o + P_MIN_FLOAT] as number;
+      if (min === min && !(l.float >= min && l.float <= (d[o + P_MAX_FLOAT] as number))) continue;
+      const id = d[o + P_ID] as number;
+      out.push(id >= 0 ? id : slots.keyAt(-id - 1));
+    }
+    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed);
+    for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.push(slots.idOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis. */

@@ -8,9 +8,9 @@ import {
   type ListingFacts,
   type RuleFilters,
 } from "../ruleFilters.ts";
-import { axisOf, IMPLIES_DEF, IMPLIES_PAINT, IMPLIES_TYPE_CATEGORY } from "./axes.ts";
+import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT, IMPLIES_TYPE_CATEGORY } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
-import { E, E_BITS, HAS_LISTS, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
+import { E, E_BITS, E_KEY, HAS_LISTS, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
 
 export interface MatcherRule {
   id: string;
@@ -63,16 +63,16 @@ const HOME_BROAD = 7;
 const MAX_SEEDS_AS_KEY = 10;
 
 /**
- * The most selective key of a rule: a short seed list, else item name, else def+paint, else
+ * The most selective key of a rule: item name, else a short seed list, else def+paint, else
  * def, else paint, else (rules without any of those) a sticker, a keychain, or a long seed list,
- * else a broad bucket. A seed rule is filed under each of its seeds (within its item name, or its
- * def index, when it has one); a listing has one seed, so it still meets the rule at most once,
- * and a rule with only seeds for lists needs no seed check there. Only buckets under its own name
- * ever see a rule with an item, so the name needs no check per rule.
+ * else a broad bucket. A seed rule is filed under each of its seeds (in its name's bucket on the
+ * seed axis, else in a seed bucket, by def index when it has one); a listing has one seed, so it
+ * still meets the rule at most once, and a rule with only seeds for lists needs no seed check
+ * there. Only its name's bucket ever sees a rule with an item, so the name needs no check per rule.
  */
 function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
-  if (seeds !== null && seeds.length <= MAX_SEEDS_AS_KEY) return HOME_SEED;
   if (c.itemLower !== "") return HOME_NAME;
+  if (seeds !== null && seeds.length <= MAX_SEEDS_AS_KEY) return HOME_SEED;
   if (c.defIndex >= 0 && c.paintIndex >= 0) return HOME_DEF_PAINT;
   if (c.defIndex >= 0) return HOME_DEF;
   if (c.paintIndex >= 0) return HOME_PAINT;
@@ -90,7 +90,7 @@ function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
 const broadKey = (type: number, category: number) => type * 4 + category;
 
 /** What a bucket's key decides for its rules (buckets.ts' IMPLIES_*): a listing visits only its own. */
-function impliesOf(home: number, outer: string | number): number {
+function impliesOf(home: number, key: string | number): number {
   switch (home) {
     case HOME_DEF_PAINT:
       return IMPLIES_DEF | IMPLIES_PAINT;
@@ -99,8 +99,8 @@ function impliesOf(home: number, outer: string | number): number {
     case HOME_PAINT:
       return IMPLIES_PAINT;
     case HOME_SEED:
-      // Under a def index (bySeedDef); a name's or no key's seed bucket decides no index.
-      return typeof outer === "number" && outer >= 0 ? IMPLIES_DEF : 0;
+      // A def index's seed bucket (bySeedDef); the one for seed rules without one decides none.
+      return typeof key === "number" && key >= 0 ? IMPLIES_DEF : 0;
     case HOME_BROAD:
       return IMPLIES_TYPE_CATEGORY;
     default:
@@ -115,8 +115,8 @@ function impliesOf(home: number, outer: string | number): number {
 export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } = {}): MatcherIndex {
   const fees = opts.fees ?? DEFAULT_FEES;
   const slots = new RuleSlots(opts.capacity ?? 0);
-  /** Per slot: the bucket it lives in (a seed rule: its seeds' buckets), and its axis there. */
-  const homes: Array<Bucket | Bucket[] | null> = [];
+  /** Per slot: the bucket it lives in, and its axis there. */
+  const homes: Array<Bucket | null> = [];
   let axes = new Uint8Array(Math.max(16, opts.capacity ?? 0));
   /** Buckets added to since the last settle. */
   let dirty: Bucket[] = [];
@@ -127,17 +127,13 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const byDefPaint = new Map<number, Map<number, Bucket>>();
   const byDef = new Map<number, Bucket>();
   const byPaint = new Map<number, Bucket>();
-  const bySeed = new Map<number, Bucket>();
-  /** Seed rules with an item, by name then seed: a listing meets only its own item's. */
-  const byNameSeed = new Map<string, Map<number, Bucket>>();
-  /** Seed rules with a def index, by def then seed: a listing meets only its own weapon's. */
-  const bySeedDef = new Map<number, Map<number, Bucket>>();
+  /** Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). */
+  const bySeedOnly = new Bucket(HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1));
+  /** Seed rules with a def index, by def index on the seed axis: a listing meets only its own weapon's. */
+  const bySeedDef = new Map<number, Bucket>();
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
-  const broad = Array.from(
-    { length: 12 },
-    (_, k) => new Bucket(HOME_BROAD, k, -1, impliesOf(HOME_BROAD, -1)),
-  );
+  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)));
   let broadSize = 0;
 
   /** The bucket under `key`, created when missing. */
@@ -149,13 +145,13 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(home, key, outer, impliesOf(home, outer));
+      bucket = new Bucket(home, key, outer, impliesOf(home, key));
       map.set(key, bucket);
     }
     return bucket;
   }
 
-  /** The bucket under outer then inner key (def+paint, def+seed, name+seed), created when missing. */
+  /** The bucket under outer then inner key (def+paint), created when missing. */
   function nestedBucket<K extends string | number>(
     map: Map<K, Map<number, Bucket>>,
     home: number,
@@ -168,13 +164,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       map.set(outer, inner);
     }
     return bucketIn(inner, home, key, outer);
-  }
-
-  /** A seed rule's bucket for one of its seeds. */
-  function seedBucket(c: CompiledFilters, seed: number): Bucket {
-    if (c.itemLower !== "") return nestedBucket(byNameSeed, HOME_SEED, c.itemLower, seed);
-    if (c.defIndex >= 0) return nestedBucket(bySeedDef, HOME_SEED, c.defIndex, seed);
-    return bucketIn(bySeed, HOME_SEED, seed);
   }
 
   /** Drops a bucket once empty so churn over many item names does not leak maps. */
@@ -194,9 +183,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         byPaint.delete(bucket.key as number);
         break;
       case HOME_SEED:
-        if (bucket.outer === -1) bySeed.delete(bucket.key as number);
-        else if (typeof bucket.outer === "string") dropNested(byNameSeed, bucket);
-        else dropNested(bySeedDef, bucket);
+        if (bucket !== bySeedOnly) bySeedDef.delete(bucket.key as number);
         break;
       case HOME_STICKER:
         bySticker.delete(bucket.key as number);
@@ -214,7 +201,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   function takeOut(bucket: Bucket, slot: number): void {
-    if (!bucket.remove(slot, slots.pureIdOf(slot), axes[slot] as number)) return;
+    const axis = axes[slot] as number;
+    if (!bucket.remove(slot, slots.pureIdOf(slot), axis)) return;
+    // On the seed axis a rule has one entry per seed in the same bucket.
+    if (axis === AX_SEED) while (bucket.remove(slot, slots.pureIdOf(slot), axis));
     if (bucket.home === HOME_BROAD) broadSize--;
     dropIfEmpty(bucket);
   }
@@ -223,8 +213,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     const slot = slots.slotOf(keyOf(ruleId));
     if (slot < 0) return false;
     const home = homes[slot];
-    if (Array.isArray(home)) for (const bucket of home) takeOut(bucket, slot);
-    else if (home !== null && home !== undefined) takeOut(home, slot);
+    if (home !== null && home !== undefined) takeOut(home, slot);
     homes[slot] = null;
     slots.release(slot);
     return true;
@@ -242,11 +231,15 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       grown.set(axes);
       axes = grown;
     }
-    axes[slot] = axis;
     const seeds = slots.seedsOf(slot);
     const home = homeOf(c, seeds);
+    // A seed rule (or an item rule with a short seed list, in its name's bucket) is filed on the
+    // seed axis, one entry per seed.
+    const bySeedAxis =
+      seeds !== null && (home === HOME_SEED || (home === HOME_NAME && seeds.length <= MAX_SEEDS_AS_KEY));
+    axes[slot] = bySeedAxis ? AX_SEED : axis;
     const implied =
-      home === HOME_SEED
+      home === HOME_SEED || bySeedAxis
         ? "seed"
         : home === HOME_STICKER
           ? "sticker"
@@ -261,12 +254,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         bucket = bucketIn(byName, HOME_NAME, c.itemLower);
         break;
       case HOME_SEED:
-        homes[slot] = (seeds ?? []).map((seed) => {
-          const bucket = seedBucket(c, seed);
-          if (bucket.add(slots, entry, axis)) dirty.push(bucket);
-          return bucket;
-        });
-        return;
+        bucket = c.defIndex >= 0 ? bucketIn(bySeedDef, HOME_SEED, c.defIndex) : bySeedOnly;
+        break;
       case HOME_DEF_PAINT:
         bucket = nestedBucket(byDefPaint, HOME_DEF_PAINT, c.defIndex, c.paintIndex);
         break;
@@ -287,7 +276,14 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         broadSize++;
     }
     homes[slot] = bucket;
-    if (bucket.add(slots, entry, axis)) dirty.push(bucket);
+    if (!bySeedAxis) {
+      if (bucket.add(slots, entry, axis)) dirty.push(bucket);
+      return;
+    }
+    for (const seed of seeds) {
+      entry[E_KEY] = seed;
+      if (bucket.add(slots, entry, AX_SEED)) dirty.push(bucket);
+    }
   }
 
   /** The buckets a listing visits, gathered before any is scanned (reused: match is synchronous). */
@@ -338,9 +334,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
     if (!Number.isNaN(paintIndex)) gather(byPaint.get(paintIndex));
     if (!Number.isNaN(paintSeed)) {
-      if (byNameSeed.size > 0) gather(byNameSeed.get(facts.nameLower)?.get(paintSeed));
-      if (bySeed.size > 0) gather(bySeed.get(paintSeed));
-      if (!Number.isNaN(defIndex)) gather(bySeedDef.get(defIndex)?.get(paintSeed));
+      if (bySeedOnly.size > 0) visit.push(bySeedOnly);
+      if (!Number.isNaN(defIndex)) gather(bySeedDef.get(defIndex));
     }
     if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
     if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);

@@ -12,7 +12,7 @@ import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleF
 // bounds (rarer still: a small Float64Array), read only for rules whose entry flags them.
 
 /** Doubles per entry, and each one's offset. */
-export const E = 14;
+export const E = 15;
 export const E_MAX_PRICE = 0; // Infinity when not set
 export const E_MIN_FLOAT = 1; // -Infinity when not set
 export const E_MAX_FLOAT = 2; // Infinity when not set
@@ -37,6 +37,8 @@ export const E_DEAL_K1 = 10;
 const E_DEAL_V1 = 11;
 export const E_DEAL_K2 = 12;
 const E_DEAL_V2 = 13;
+/** The seed an entry filed on a seed axis is filed under (one copy per seed; NaN elsewhere). */
+export const E_KEY = 14;
 const INLINE_DEALS = 2;
 const OWNER_UNIT = 1024;
 /** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
@@ -207,6 +209,7 @@ export class RuleSlots {
     entry[E_BITS] = (entry[E_BITS] as number) + owner * OWNER_UNIT;
     entry[E_SLOT] = slot;
     entry[E_ID] = typeof key === "number" ? key : -1;
+    entry[E_KEY] = NaN;
     return slot;
   }
 
