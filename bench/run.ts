@@ -92,7 +92,7 @@ const plan = quick
         { rules: 100_000, runner: "compiled" as const },
       ],
       start: { coldRuns: 1, warmRuns: 1 },
-      million: { rules: 200_000, itemless: 0.2, listings: 1000, minMs: 100, users: 1000 },
+      million: { rules: 200_000, itemless: 0.2, listings: 1000, minMs: 500, users: 1000 },
     }
   : {
       latency: { users: 1000, rules: 10_000, matching: 300, noise: 300, durationMs: 60_000 },
@@ -130,7 +130,7 @@ const plan = quick
         { rules: 100_000, runner: "tsx" as const },
       ],
       start: { coldRuns: 1, warmRuns: 3 },
-      million: { rules: 1_000_000, itemless: 0.2, listings: 2000, minMs: 200, users: 5000 },
+      million: { rules: 1_000_000, itemless: 0.2, listings: 2000, minMs: 2000, users: 5000 },
     };
 
 const resultsFile = path.join(REPO_ROOT, "bench", quick ? "results.quick.json" : "results.json");
