@@ -102,6 +102,29 @@ function takeOut(list: number[] | null | undefined, field: number, stride: numbe
   return false;
 }
 
+/**
+ * Appends the bound-decided entries between `from` and `to` whose price and float let them: the
+ * scan already passed their bound (the same checks as matches', with NaN for "no float filter").
+ */
+function collectPure(
+  slots: RuleSlots,
+  l: ListingFacts,
+  d: Float64Array,
+  from: number,
+  to: number,
+  out: Array<number | string>,
+): void {
+  const price = l.price;
+  const float = l.float;
+  for (let o = from; o < to; o += P) {
+    if (price > (d[o + P_PRICE] as number)) continue;
+    const min = d[o + P_MIN_FLOAT] as number;
+    if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) continue;
+    const id = d[o + P_ID] as number;
+    out.push(id >= 0 ? id : slots.keyAt(-id - 1));
+  }
+}
+
 const EMPTY = new Float64Array(1);
 /** settle's per-axis counts and cursors, reused (settle runs synchronously, once per bucket in a load). */
 const SCRATCH = {
@@ -286,18 +309,8 @@ export class Bucket {
         this.collectSeed(slots, l, d, h, out);
         continue;
       }
-      // Bound-decided rules: every one the scan passes matches if its price and float let it
-      // (the same checks as matches', with NaN for "no float filter").
-      const pureEnd = scanPure(axis, d, d[h + 1] as number, split, l);
-      const price = l.price;
-      const float = l.float;
-      for (let o = d[h + 1] as number; o < pureEnd; o += P) {
-        if (price > (d[o + P_PRICE] as number)) continue;
-        const min = d[o + P_MIN_FLOAT] as number;
-        if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) continue;
-        const id = d[o + P_ID] as number;
-        out.push(id >= 0 ? id : slots.keyAt(-id - 1));
-      }
+      const start = d[h + 1] as number;
+      collectPure(slots, l, d, start, scanPure(axis, d, start, split, l), out);
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const end = scanFull(slots, axis, d, split, d[h + 3] as number, l);
@@ -316,13 +329,7 @@ export class Bucket {
     if (Number.isNaN(l.paintSeed)) return;
     const split = d[h + 2] as number;
     const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed);
-    for (let o = pureFrom; o < pureEnd; o += P) {
-      if (l.price > (d[o + P_PRICE] as number)) continue;
-      const min = d[o + P_MIN_FLOAT] as number;
-      if (min === min && !(l.float >= min && l.float <= (d[o + P_MAX_FLOAT] as number))) continue;
-      const id = d[o + P_ID] as number;
-      out.push(id >= 0 ? id : slots.keyAt(-id - 1));
-    }
+    collectPure(slots, l, d, pureFrom, pureEnd, out);
     const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.push(slots.idOf(d, o));
   }
