@@ -154,10 +154,7 @@ export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
 /** How long after verification a trade keeps its user hot: the usual protection window. */
 const REVERSIBLE_FOR_MS = 7 * 24 * 60 * 60_000;
 
-export async function pollNeeds(
-  prisma: Db,
-  at: Date,
-): Promise<{ urgent: Set<number>; hot: Set<number>; reversible: Set<number> }> {
+export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<number>; hot: Set<number> }> {
   const soon = new Date(at.getTime() + 60 * 60_000);
   const [trades, reversible, bids] = await Promise.all([
     prisma.trackedTrade.findMany({ where: { closedAt: null }, select: { userId: true, expiresAt: true } }),
@@ -182,5 +179,5 @@ export async function pollNeeds(
   }
   for (const b of bids) hot.add(b.userId);
   for (const t of reversible) hot.add(t.userId);
-  return { urgent, hot, reversible: new Set(reversible.map((t) => t.userId)) };
+  return { urgent, hot };
 }

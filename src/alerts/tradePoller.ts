@@ -36,11 +36,6 @@ export interface TradePollerOptions extends AccountDeps {
    * Infinity (no budget known): every user every cycle. Otherwise by need, stretched to fit.
    */
   backgroundRate?: () => number;
-  /**
-   * How often a user's ledger is read for reversals when no trade of theirs is in its reversal
-   * window (those are read every poll). Default 10 minutes.
-   */
-  reversalReadEveryMs?: number;
 }
 
 export interface TradeCycleResult {
@@ -269,29 +264,10 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     now: () => now().getTime(),
   });
 
-  const reversalEveryMs = opts.reversalReadEveryMs ?? 10 * 60_000;
-  /** When each user's ledger was last read for reversals (this process; a new leader reads anew). */
-  const reversalsReadAt = new Map<number, number>();
-  /** Users with a trade in its reversal window, as of the cycle's plan. */
-  let reversible: ReadonlySet<number> = new Set();
-
-  /**
-   * A user's rollbacks are read every poll while a trade of theirs can still be reversed, else at
-   * most every reversalEveryMs: each read is a request from the same budget as trade polls, and a
-   * seller polled often for a waiting trade would otherwise spend a third of it on a ledger that
-   * rarely changes. A reversal of a trade the bot never saw still comes within that period.
-   */
-  function reversalsDue(userId: number): boolean {
-    if (reversible.has(userId)) return true;
-    const last = reversalsReadAt.get(userId);
-    return last === undefined || now().getTime() - last >= reversalEveryMs;
-  }
-
   /** Everyone, while no address budget is known; by need within it once one is. */
   async function whoToPoll(): Promise<PlannedPoll<User>[]> {
     const users = await linkedUsersForPolling(opts.prisma);
     const need = await pollNeeds(opts.prisma, now());
-    reversible = need.reversible;
     if (!Number.isFinite(backgroundRate())) {
       return users.map((user) => ({ user, priority: need.urgent.has(user.id) ? "deadline" : "background" }));
     }
@@ -321,11 +297,8 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
           const fills = await pollBuyOrders(api, user);
           result.alerts += fills;
           // Reversals are money taken back: always told, whatever the trade alert setting.
-          if (reversalsDue(user.id)) {
-            const reversals = await pollReversals(deps, api, user);
-            reversalsReadAt.set(user.id, now().getTime());
-            result.alerts += reversals;
-          }
+          const reversals = await pollReversals(deps, api, user);
+          result.alerts += reversals;
         } catch (error) {
           if (isMarketError(error, "unauthorized")) {
             await revokeAccount(deps, user);
