@@ -47,24 +47,6 @@ function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: numb
 const WP = P + 1;
 const WE = E + 1;
 
-/** Takes the waiting entry on `axis` whose number at `field` is `value` out; false when not there. */
-function takeWaiting(
-  list: number[] | null,
-  stride: number,
-  axis: number,
-  field: number,
-  value: number,
-): boolean {
-  if (list === null) return false;
-  for (let o = 0; o < list.length; o += stride) {
-    if (list[o] === axis && list[o + 1 + field] === value) {
-      list.splice(o, stride);
-      return true;
-    }
-  }
-  return false;
-}
-
 /** Sorts the entries (`stride` numbers each) of d between `from` and `to` in their axis' order, in place. */
 function sortSegment(
   slots: RuleSlots,
@@ -90,12 +72,23 @@ function sortSegment(
     d.set(copy.subarray(order[i]! * stride, (order[i]! + 1) * stride), from + i * stride);
 }
 
-/** Takes the entry whose number at `field` is `value` out of a list part; false when not there. */
-function takeOut(list: number[] | null | undefined, field: number, stride: number, value: number): boolean {
+/**
+ * Takes the entry (`stride` numbers) whose number at `field` is `value` out of a list; false when
+ * not there. `axis` >= 0: the list's entries carry their axis first (waiting entries), and only an
+ * entry on that axis counts.
+ */
+function takeOut(
+  list: number[] | null | undefined,
+  stride: number,
+  field: number,
+  value: number,
+  axis = -1,
+): boolean {
   if (list === null || list === undefined) return false;
-  for (let o = field; o < list.length; o += stride) {
-    if (list[o] === value) {
-      list.splice(o - field, stride);
+  const at = axis < 0 ? field : field + 1;
+  for (let o = 0; o < list.length; o += stride) {
+    if (list[o + at] === value && (axis < 0 || list[o] === axis)) {
+      list.splice(o, stride);
       return true;
     }
   }
@@ -188,17 +181,14 @@ export class Bucket {
    * its id as a bound-decided entry holds it. A bucket is small enough for O(n).
    */
   remove(slot: number, pureId: number, axis: number): boolean {
-    if (
-      takeWaiting(this.waitPure, WP, axis, P_ID, pureId) ||
-      takeWaiting(this.waitFull, WE, axis, E_SLOT, slot)
-    ) {
+    if (takeOut(this.waitPure, WP, P_ID, pureId, axis) || takeOut(this.waitFull, WE, E_SLOT, slot, axis)) {
       this.size--;
       return true;
     }
     const parts = this.unpack();
     const list = parts[axis];
     if (list === null || list === undefined) return false;
-    if (!takeOut(list[0], P_ID, P, pureId) && !takeOut(list[1], E_SLOT, E, slot)) return false;
+    if (!takeOut(list[0], P, P_ID, pureId) && !takeOut(list[1], E, E_SLOT, slot)) return false;
     // Still in order: packing copies each part as it is.
     this.pack(parts);
     this.size--;
