@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "./content.ts";
-import type { MatcherIndex } from "./matcher.ts";
+import { MatchIds, type MatcherIndex } from "./matcher.ts";
 import type { ArmMode } from "./ruleIndex.ts";
 import { hitKey, type ArmedHit, type AutoBuyer } from "../snipe/autoBuyer.ts";
 import type { SalesRate } from "./salesRate.ts";
@@ -61,8 +61,11 @@ export async function queueListingAlerts(
   const hits: Array<{ listing: Listing; ruleId: number }> = [];
   const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
+  const found = new MatchIds();
   for (const listing of listings) {
-    for (const id of deps.index.matchIds(listing)) {
+    const count = deps.index.matchInto(listing, found);
+    for (let i = 0; i < count; i++) {
+      const id = found.ids[i] as number | string;
       const ruleId = Number(id);
       hits.push({ listing, ruleId });
       const mode = deps.snipe?.armedMode(String(id));
@@ -186,8 +189,11 @@ export async function actOnArmedMatches(
   const snipe = deps.snipe;
   if (snipe === undefined) return new Set();
   const armed: ArmedHit[] = [];
+  const found = new MatchIds();
   for (const listing of listings) {
-    for (const id of deps.index.matchIds(listing)) {
+    const count = deps.index.matchInto(listing, found);
+    for (let i = 0; i < count; i++) {
+      const id = found.ids[i] as number | string;
       const mode = snipe.armedMode(String(id));
       if (mode !== undefined)
         armed.push({ listing, ruleId: Number(id), userId: Number(deps.index.ownerOf(id)), mode });

@@ -3,5 +3,5 @@
 // (matcher/buckets.ts), placement and lookup (matcher/index.ts), and the linear scans it is measured and
 // tested against (matcher/linear.ts).
 export { createMatcherIndex, type MatcherIndex, type MatcherRule } from "./matcher/index.ts";
-export type { RuleRef } from "./matcher/slots.ts";
+export { MatchIds, type RuleRef } from "./matcher/slots.ts";
 export { compileRules, linearScanCompiled, linearScanMatch, type CompiledRule } from "./matcher/linear.ts";

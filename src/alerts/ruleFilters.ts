@@ -208,6 +208,11 @@ export interface ListingFacts {
   type: number;
   statcounter: boolean;
   souvenir: boolean;
+  /**
+   * The rule kinds the listing meets: bit `type + 4 * category` (CompiledFilters' codes) is set
+   * when a rule of that type and category accepts it (the matcher checks both in one shift).
+   */
+  kinds: number;
   /** Parallel arrays: stickerSlots[i] is NaN when the listing does not say. */
   stickerIds: number[];
   stickerSlots: number[];
@@ -237,11 +242,23 @@ export function referenceQuantityOf(listing: Listing): number | undefined {
 
 const num = (v: number | undefined): number => (v === undefined ? NaN : v);
 
+/** ListingFacts.kinds: per category code the listing meets, rule type "any" and its own type. */
+function kindsOf(type: number, statcounter: boolean, souvenir: boolean): number {
+  const meets = [true, !statcounter && !souvenir, statcounter, souvenir];
+  let kinds = 0;
+  for (let category = 0; category < 4; category++)
+    if (meets[category] === true) kinds |= (1 << (4 * category + TYPE_ANY)) | (1 << (4 * category + type));
+  return kinds;
+}
+
 /** `fees`: the seller fee that profit filters count (the configured one in the running bot). */
 export function prepareListing(listing: Listing, fees: FeeModel = DEFAULT_FEES): ListingFacts {
   const item = listing.item;
   const stickers = item.stickers ?? [];
   const keychains = item.keychains ?? [];
+  const type = TYPE_CODE[listing.type];
+  const statcounter = item.is_statcounter === true;
+  const souvenir = item.is_souvenir === true;
   return {
     listed: listing.state === "listed",
     nameLower: item.market_hash_name.toLowerCase(),
@@ -252,9 +269,10 @@ export function prepareListing(listing: Listing, fees: FeeModel = DEFAULT_FEES):
     price: listing.price,
     discount: num(discountPercent(listing.price, referencePriceOf(listing))),
     refQty: num(referenceQuantityOf(listing)),
-    type: TYPE_CODE[listing.type],
-    statcounter: item.is_statcounter === true,
-    souvenir: item.is_souvenir === true,
+    type,
+    statcounter,
+    souvenir,
+    kinds: kindsOf(type, statcounter, souvenir),
     stickerIds: stickers.map((s) => s.stickerId),
     stickerSlots: stickers.map((s) => num(s.slot)),
     keychainIds: keychains.map((k) => k.stickerId),

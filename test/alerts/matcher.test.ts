@@ -479,4 +479,44 @@ describe("matcher index maintenance", () => {
     });
     expect(ids(index.match(listing))).toEqual(["a", "b"]);
   });
+
+  it("GIVEN long seed lists in every kind of seed bucket WHEN listings carry seeds in, between, below and above them, or none THEN the index equals the linear scan", () => {
+    // Enough seed rules that each seed list (an item's, a weapon's, the item-less one; bound-decided
+    // and fully checked parts) is long enough to get a directory, with seeds bunched and spread,
+    // rules listing the same seed more than once, and type and category filters on some.
+    const g = gen(0x5eed);
+    const rules: MatcherRule[] = [];
+    const seedsOf = () =>
+      Array.from({ length: g.int(1, 4) }, () => (g.chance(0.3) ? g.int(655, 665) : g.int(0, 1000)));
+    for (let i = 0; i < 600; i++) {
+      const f: RuleFilters = { paint_seeds: seedsOf() };
+      const home = i % 3;
+      if (home === 0) f.item = "falcon rifle | ember tide (pristine)";
+      if (home === 1) f.def_index = 7;
+      if (g.chance(0.5)) f.max_price = g.int(1, 20_000);
+      if (g.chance(0.3)) f.max_float = g.pick(FLOATS);
+      if (g.chance(0.2)) f.type = g.pick(["buy_now", "auction"]);
+      if (g.chance(0.2)) f.category = g.pick(["normal", "statcounter", "souvenir"]);
+      // Fully checked: a sticker the bucket's key does not decide.
+      if (g.chance(0.25)) f.stickers = [{ id: 4761, ...(g.chance(0.5) ? { slot: g.int(0, 1) } : {}) }];
+      rules.push({ id: String(i + 1), userId: `u${i % 7}`, filters: f });
+    }
+    const index = createMatcherIndex();
+    for (const rule of rules) index.add(rule);
+    const seeds = [-1, 0, 1, 400, 654, 655, 660, 661, 665, 666, 999, 1000, 1001, 5000, null];
+    let compared = 0;
+    for (const paint_seed of seeds)
+      for (const type of ["buy_now", "auction"] as const)
+        for (const is_statcounter of [false, true]) {
+          const listing = listingWith({
+            type,
+            price: g.int(1, 20_000),
+            item: { paint_seed, is_statcounter, float_value: g.pick(FLOATS) },
+          });
+          expect(ids(index.match(listing))).toEqual(ids(linearScanMatch(rules, listing)));
+          compared += index.match(listing).length;
+        }
+    // The comparison is not vacuous: listings do meet seed rules.
+    expect(compared).toBeGreaterThan(20);
+  });
 });

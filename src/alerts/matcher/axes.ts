@@ -17,26 +17,28 @@ import {
   HAS_DEAL_INLINE,
   HAS_DISCOUNT,
   HAS_FLOAT,
+  type MatchIds,
   type RuleSlots,
 } from "./slots.ts";
 
 /** What a bucket's key already decides for every rule in it (index.ts sets it per kind of bucket). */
 export const IMPLIES_DEF = 1;
 export const IMPLIES_PAINT = 2;
-/** A broad bucket is visited only by listings of its type and category. */
-export const IMPLIES_TYPE_CATEGORY = 4;
 
 /**
  * A bound-decided entry: its bound on the axis, its price ceiling (Infinity: none), its float range
- * (NaN, NaN: no float filter), then its id (a numeric id, or -(slot + 1) for another). A price
- * ceiling and a float range are the commonest filters beside the axis' bound; checked inline, they
- * cost a few comparisons and no read outside the list.
+ * (NaN, NaN: no float filter), then its id and kind: KINDS * ref + kind, where ref is a numeric id
+ * or -(slot + 1) for another, and kind the rule's type and category (slots.ts' kindOf). A price
+ * ceiling, a float range, a listing type and a category are the commonest filters beside the axis'
+ * bound; checked inline, they cost a few comparisons and no read outside the list.
  */
 export const P = 5;
-export const P_PRICE = 1;
-export const P_MIN_FLOAT = 2;
-export const P_MAX_FLOAT = 3;
+const P_PRICE = 1;
+const P_MIN_FLOAT = 2;
+const P_MAX_FLOAT = 3;
 export const P_ID = 4;
+/** Kinds (type + 4 * category) a P_ID number holds below its ref. */
+export const KINDS = 16;
 
 /**
  * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
@@ -136,9 +138,9 @@ function passes(axis: number, bound: number, l: ListingFacts): boolean {
  */
 export function decidedByBound(entry: Float64Array, axis: number, implies: number): boolean {
   const bits = flagsOf(entry[E_BITS] as number);
-  // Lists (unless implied and cleared by the index), more than the inline deal bounds, a reference quantity.
+  // Lists (unless implied and cleared by the index), more than the inline deal bounds, a reference
+  // quantity (type and category bits are the entry's kind).
   if ((bits & ~(HAS_FLOAT | HAS_DISCOUNT | HAS_DEAL_INLINE | (3 << 5) | (3 << 7))) !== 0) return false;
-  if ((implies & IMPLIES_TYPE_CATEGORY) === 0 && (bits & ((3 << 5) | (3 << 7))) !== 0) return false;
   if ((entry[E_DEF] as number) >= 0 && (implies & IMPLIES_DEF) === 0) return false;
   if ((entry[E_PAINT] as number) >= 0 && (implies & IMPLIES_PAINT) === 0) return false;
   if ((bits & HAS_DISCOUNT) !== 0 && axis !== AX_DISCOUNT) return false;
@@ -148,24 +150,62 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
   return true;
 }
 
-/** Where a scan of a list's bound-decided part (from o to n, P numbers an entry, the bound first) stops. */
-export function scanPure(axis: number, list: Float64Array, o: number, n: number, l: ListingFacts): number {
+/**
+ * Appends the id of the bound-decided entry at o when the listing passes its price ceiling, float
+ * range (NaN: none) and kind (`kinds`: the listing's ListingFacts.kinds): the scan already passed
+ * its bound, so this decides it.
+ */
+export function pureHit(
+  slots: RuleSlots,
+  d: Float64Array,
+  o: number,
+  price: number,
+  float: number,
+  kinds: number,
+  out: MatchIds,
+): void {
+  if (price > (d[o + P_PRICE] as number)) return;
+  const min = d[o + P_MIN_FLOAT] as number;
+  if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) return;
+  const code = d[o + P_ID] as number;
+  const ref = Math.floor(code / KINDS);
+  if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return;
+  out.add(ref >= 0 ? ref : slots.keyAt(-ref - 1));
+}
+
+/**
+ * Appends the ids of a list's bound-decided entries (from o to n) that the listing satisfies: one
+ * pass that stops at the first bound the listing fails, deciding each entry on the way. One loop
+ * per kind of bound, each reading its bound straight from the list: this is the hot path.
+ */
+export function collectPure(
+  slots: RuleSlots,
+  axis: number,
+  d: Float64Array,
+  o: number,
+  n: number,
+  l: ListingFacts,
+  out: MatchIds,
+): void {
+  const price = l.price;
+  const float = l.float;
+  const kinds = l.kinds;
   switch (axis) {
     case AX_DISCOUNT:
-      while (o < n && meetsDiscount(l.discount, list[o] as number)) o += P;
-      return o;
+      for (; o < n && meetsDiscount(l.discount, d[o] as number); o += P)
+        pureHit(slots, d, o, price, float, kinds, out);
+      return;
     case AX_PRICE:
-      while (o < n && l.price <= (list[o] as number)) o += P;
-      return o;
+      for (; o < n && price <= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
+      return;
     case AX_FLOAT_MAX:
-      while (o < n && l.float <= (list[o] as number)) o += P;
-      return o;
+      for (; o < n && float <= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
+      return;
     case AX_FLOAT_MIN:
-      while (o < n && l.float >= (list[o] as number)) o += P;
-      return o;
+      for (; o < n && float >= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
+      return;
     default:
-      while (o < n && passes(axis, list[o] as number, l)) o += P;
-      return o;
+      for (; o < n && passes(axis, d[o] as number, l); o += P) pureHit(slots, d, o, price, float, kinds, out);
   }
 }
 
@@ -199,9 +239,48 @@ export function scanFull(
   }
 }
 
+/** Seed lists shorter than this are bisected: their few probes fall in a few neighbouring lines. */
+const DIRECTORY_FROM = 16;
+/** Entries per directory cell, on average: a cell's range is a probe or two. */
+const PER_CELL = 2;
+
+/**
+ * A seed list part's directory (from o to n, `stride` numbers an entry, its seed at `at`): its
+ * lowest seed, the width of a cell in seeds, then per cell the index of its first entry whose
+ * seed is at least the cell's first, and last the count. Null for short lists. A listing's seed
+ * names its cell, and the cell's two numbers bound its run: two reads where bisecting a list of
+ * thousands reads a dozen places far apart, each one a cache miss at a million rules.
+ */
+export function seedDirectory(
+  list: Float64Array,
+  o: number,
+  n: number,
+  stride: number,
+  at: number,
+): Int32Array | null {
+  const count = (n - o) / stride;
+  if (count < DIRECTORY_FROM) return null;
+  const min = list[o + at] as number;
+  const span = (list[n - stride + at] as number) - min + 1;
+  const width = Math.max(1, Math.ceil(span / Math.ceil(count / PER_CELL)));
+  const cells = Math.ceil(span / width);
+  const dir = new Int32Array(3 + cells);
+  dir[0] = min;
+  dir[1] = width;
+  let i = 0;
+  for (let c = 0; c < cells; c++) {
+    const first = min + c * width;
+    while (i < count && (list[o + i * stride + at] as number) < first) i++;
+    dir[2 + c] = i;
+  }
+  dir[2 + cells] = count;
+  return dir;
+}
+
 /**
  * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
  * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
+ * `dir`: the part's seedDirectory, which narrows the search to the seed's cell.
  */
 export function seedRun(
   list: Float64Array,
@@ -210,9 +289,17 @@ export function seedRun(
   stride: number,
   at: number,
   seed: number,
+  dir: Int32Array | null,
 ): [number, number] {
   let lo = 0;
   let hi = (n - o) / stride;
+  if (dir !== null) {
+    const cell = Math.floor((seed - (dir[0] as number)) / (dir[1] as number));
+    // Below the lowest seed, above the highest or NaN: no run.
+    if (!(cell >= 0 && cell < dir.length - 3)) return [o, o];
+    lo = dir[2 + cell] as number;
+    hi = dir[3 + cell] as number;
+  }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((list[o + mid * stride + at] as number) < seed) lo = mid + 1;

@@ -4,15 +4,15 @@ import {
   AX_SEED,
   AXES,
   boundOf,
+  collectPure,
   decidedByBound,
   isMaxAxis,
+  KINDS,
   P,
   P_ID,
-  P_MAX_FLOAT,
-  P_MIN_FLOAT,
-  P_PRICE,
+  pureHit,
   scanFull,
-  scanPure,
+  seedDirectory,
   seedRun,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
@@ -27,6 +27,8 @@ import {
   E_SLOT,
   flagsOf,
   HAS_FLOAT,
+  kindOf,
+  type MatchIds,
   type RuleSlots,
 } from "./slots.ts";
 
@@ -39,7 +41,7 @@ function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: numb
     entry[E_MAX_PRICE] as number,
     float ? (entry[E_MIN_FLOAT] as number) : NaN,
     float ? (entry[E_MAX_FLOAT] as number) : NaN,
-    id >= 0 ? id : -((entry[E_SLOT] as number) + 1),
+    (id >= 0 ? id : -((entry[E_SLOT] as number) + 1)) * KINDS + kindOf(flagsOf(entry[E_BITS] as number)),
   );
 }
 
@@ -73,49 +75,28 @@ function sortSegment(
 }
 
 /**
- * Takes the entry (`stride` numbers) whose number at `field` is `value` out of a list; false when
- * not there. `axis` >= 0: the list's entries carry their axis first (waiting entries), and only an
- * entry on that axis counts.
+ * Takes the entry (`stride` numbers) whose number at `field`, divided by `unit` and floored, is
+ * `value` out of a list (a bound-decided entry's P_ID holds its ref times KINDS, plus its kind);
+ * false when not there. `axis` >= 0: the list's entries carry their axis first (waiting entries),
+ * and only an entry on that axis counts.
  */
 function takeOut(
   list: number[] | null | undefined,
   stride: number,
   field: number,
+  unit: number,
   value: number,
   axis = -1,
 ): boolean {
   if (list === null || list === undefined) return false;
   const at = axis < 0 ? field : field + 1;
   for (let o = 0; o < list.length; o += stride) {
-    if (list[o + at] === value && (axis < 0 || list[o] === axis)) {
+    if (Math.floor((list[o + at] as number) / unit) === value && (axis < 0 || list[o] === axis)) {
       list.splice(o, stride);
       return true;
     }
   }
   return false;
-}
-
-/**
- * Appends the bound-decided entries between `from` and `to` whose price and float let them: the
- * scan already passed their bound (the same checks as matches', with NaN for "no float filter").
- */
-function collectPure(
-  slots: RuleSlots,
-  l: ListingFacts,
-  d: Float64Array,
-  from: number,
-  to: number,
-  out: Array<number | string>,
-): void {
-  const price = l.price;
-  const float = l.float;
-  for (let o = from; o < to; o += P) {
-    if (price > (d[o + P_PRICE] as number)) continue;
-    const min = d[o + P_MIN_FLOAT] as number;
-    if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) continue;
-    const id = d[o + P_ID] as number;
-    out.push(id >= 0 ? id : slots.keyAt(-id - 1));
-  }
 }
 
 const EMPTY = new Float64Array(1);
@@ -147,6 +128,9 @@ export class Bucket {
   /** Entries added since the last settle, each after its axis: bound-decided ones, full ones. */
   private waitPure: number[] | null = null;
   private waitFull: number[] | null = null;
+  /** The seed list's directories (seedDirectory), for its bound-decided part and its full part. */
+  private pureSeeds: Int32Array | null = null;
+  private fullSeeds: Int32Array | null = null;
   size = 0;
 
   /**
@@ -181,14 +165,17 @@ export class Bucket {
    * its id as a bound-decided entry holds it. A bucket is small enough for O(n).
    */
   remove(slot: number, pureId: number, axis: number): boolean {
-    if (takeOut(this.waitPure, WP, P_ID, pureId, axis) || takeOut(this.waitFull, WE, E_SLOT, slot, axis)) {
+    if (
+      takeOut(this.waitPure, WP, P_ID, KINDS, pureId, axis) ||
+      takeOut(this.waitFull, WE, E_SLOT, 1, slot, axis)
+    ) {
       this.size--;
       return true;
     }
     const parts = this.unpack();
     const list = parts[axis];
     if (list === null || list === undefined) return false;
-    if (!takeOut(list[0], P, P_ID, pureId) && !takeOut(list[1], E, E_SLOT, slot)) return false;
+    if (!takeOut(list[0], P, P_ID, KINDS, pureId) && !takeOut(list[1], E, E_SLOT, 1, slot)) return false;
     // Still in order: packing copies each part as it is.
     this.pack(parts);
     this.size--;
@@ -279,7 +266,19 @@ export class Bucket {
       sortSegment(slots, axis, d, d[sh + 1] as number, d[sh + 2] as number, P);
       sortSegment(slots, axis, d, d[sh + 2] as number, d[sh + 3] as number, E);
     }
+    this.setPacked(d);
+  }
+
+  /** Keeps the packed lists and indexes its seed list's parts. */
+  private setPacked(d: Float64Array): void {
     this.packed = d;
+    this.pureSeeds = null;
+    this.fullSeeds = null;
+    for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
+      if (d[h] !== AX_SEED) continue;
+      this.pureSeeds = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, P, 0);
+      this.fullSeeds = seedDirectory(d, d[h + 2] as number, d[h + 3] as number, E, E_KEY);
+    }
   }
 
   /** The number of lists here: reading it brings the packed lists' start into the cache. */
@@ -288,7 +287,7 @@ export class Bucket {
   }
 
   /** Appends the ids of the rules here that the listing satisfies (the bucket is settled). */
-  collect(slots: RuleSlots, l: ListingFacts, out: Array<number | string>): void {
+  collect(slots: RuleSlots, l: ListingFacts, out: MatchIds): void {
     const d = this.packed;
     const lists = d[0] as number;
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
@@ -299,29 +298,22 @@ export class Bucket {
         this.collectSeed(slots, l, d, h, out);
         continue;
       }
-      const start = d[h + 1] as number;
-      collectPure(slots, l, d, start, scanPure(axis, d, start, split, l), out);
+      collectPure(slots, axis, d, d[h + 1] as number, split, l, out);
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const end = scanFull(slots, axis, d, split, d[h + 3] as number, l);
-      for (let o = split; o < end; o += E) if (slots.matches(d, o, l)) out.push(slots.idOf(d, o));
+      for (let o = split; o < end; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
     }
   }
 
   /** The seed list (header at h): the runs of the listing's seed in both parts, each fully checked as its part is. */
-  private collectSeed(
-    slots: RuleSlots,
-    l: ListingFacts,
-    d: Float64Array,
-    h: number,
-    out: Array<number | string>,
-  ): void {
+  private collectSeed(slots: RuleSlots, l: ListingFacts, d: Float64Array, h: number, out: MatchIds): void {
     if (Number.isNaN(l.paintSeed)) return;
     const split = d[h + 2] as number;
-    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed);
-    collectPure(slots, l, d, pureFrom, pureEnd, out);
-    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed);
-    for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.push(slots.idOf(d, o));
+    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed, this.pureSeeds);
+    for (let o = pureFrom; o < pureEnd; o += P) pureHit(slots, d, o, l.price, l.float, l.kinds, out);
+    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed, this.fullSeeds);
+    for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis. */
@@ -347,7 +339,7 @@ export class Bucket {
       size += part[0].length + part[1].length;
     }
     if (lists === 0) {
-      this.packed = EMPTY;
+      this.setPacked(EMPTY);
       return;
     }
     const d = new Float64Array(1 + lists * H + size);
@@ -368,6 +360,6 @@ export class Bucket {
       d[h + 3] = at;
       h += H;
     }
-    this.packed = d;
+    this.setPacked(d);
   }
 }

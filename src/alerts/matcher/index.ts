@@ -8,9 +8,9 @@ import {
   type ListingFacts,
   type RuleFilters,
 } from "../ruleFilters.ts";
-import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT, IMPLIES_TYPE_CATEGORY } from "./axes.ts";
+import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
-import { E, E_BITS, E_KEY, HAS_LISTS, keyOf, RuleSlots, type RuleRef } from "./slots.ts";
+import { E, E_BITS, E_KEY, HAS_LISTS, keyOf, MatchIds, RuleSlots, type RuleRef } from "./slots.ts";
 
 export interface MatcherRule {
   id: string;
@@ -34,9 +34,12 @@ export interface MatcherIndex {
    * The feed's hot path: the ids of the rules the listing satisfies (numbers for numeric ids, as
    * database ids are), each at most once, in no particular order. Read from the matched entries
    * alone: nothing per rule outside the bucket lists is touched, so a listing matching thousands
-   * of rules costs a scan, not thousands of cache misses.
+   * of rules costs a scan, not thousands of cache misses. A new array per listing: the feed
+   * matches into one reused MatchIds instead (matchInto).
    */
   matchIds(listing: Listing): Array<number | string>;
+  /** matchIds into `found` (its count reset first): the feed's hot path, allocating nothing. Returns the count. */
+  matchInto(listing: Listing, found: MatchIds): number;
   /** The owner of a rule in the index (undefined when it is not). */
   ownerOf(ruleId: string | number): string | undefined;
   /**
@@ -101,8 +104,6 @@ function impliesOf(home: number, key: string | number): number {
     case HOME_SEED:
       // A def index's seed bucket (bySeedDef); the one for seed rules without one decides none.
       return typeof key === "number" && key >= 0 ? IMPLIES_DEF : 0;
-    case HOME_BROAD:
-      return IMPLIES_TYPE_CATEGORY;
     default:
       return 0;
   }
@@ -316,11 +317,11 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     dirty = [];
   }
 
-  function matchIds(listing: Listing): Array<number | string> {
+  function matchInto(listing: Listing, out: MatchIds): number {
+    out.count = 0;
     if (dirty.length > 0) settle();
-    const out: Array<number | string> = [];
     const facts = prepareListing(listing, fees);
-    if (!facts.listed) return out;
+    if (!facts.listed) return 0;
 
     // First every bucket the listing's keys name, then a touch of each one's lists, then the
     // scans: at a million rules each bucket is a cache miss away, and looked up together the
@@ -345,9 +346,15 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
     let lists = 0;
     for (let i = 0; i < visit.length; i++) lists += (visit[i] as Bucket).touch();
-    if (lists === 0) return out;
+    if (lists === 0) return 0;
     for (let i = 0; i < visit.length; i++) (visit[i] as Bucket).collect(slots, facts, out);
-    return out;
+    return out.count;
+  }
+
+  function matchIds(listing: Listing): Array<number | string> {
+    const found = new MatchIds();
+    matchInto(listing, found);
+    return found.ids.slice(0, found.count);
   }
 
   function ownerOf(ruleId: string | number): string | undefined {
@@ -365,6 +372,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     remove,
     update: add,
     matchIds,
+    matchInto,
     ownerOf,
     get size() {
       return slots.size;

@@ -41,6 +41,8 @@ const E_DEAL_V2 = 13;
 export const E_KEY = 14;
 const INLINE_DEALS = 2;
 const OWNER_UNIT = 1024;
+/** The rule's kind, type + 4 * category (ListingFacts.kinds' bit), from its flags. */
+export const kindOf = (flags: number): number => (flags >> 5) & 15;
 /** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
 export const flagsOf = (bits: number): number => bits & (OWNER_UNIT - 1);
 export const HAS_FLOAT = 1;
@@ -133,6 +135,20 @@ function inlineDeals(deal: Float64Array | null, entry: Float64Array): boolean {
 export function keyOf(id: string): number | string {
   const n = Number(id);
   return Number.isInteger(n) && n >= 0 && n <= 0x7fffffff && String(n) === id ? n : id;
+}
+
+/**
+ * The rule ids one match found: `ids[0]` to `ids[count - 1]`. The feed keeps one and matches
+ * listing after listing into it: the array is overwritten, never shrunk (emptying an array frees
+ * its storage), so matching allocates nothing per match.
+ */
+export class MatchIds {
+  readonly ids: Array<number | string> = [];
+  count = 0;
+
+  add(id: number | string): void {
+    this.ids[this.count++] = id;
+  }
 }
 
 /** What a match returns: enough to queue an alert. */
@@ -266,19 +282,7 @@ export class RuleSlots {
     const paint = n[o + E_PAINT] as number;
     if (paint >= 0 && paint !== l.paintIndex) return false;
     const bits = flagsOf(n[o + E_BITS] as number);
-    const type = (bits >> 5) & 3;
-    if (type !== 0 && type !== l.type) return false;
-    switch ((bits >> 7) & 3) {
-      case 1:
-        if (l.statcounter || l.souvenir) return false;
-        break;
-      case 2:
-        if (!l.statcounter) return false;
-        break;
-      case 3:
-        if (!l.souvenir) return false;
-        break;
-    }
+    if (((l.kinds >>> kindOf(bits)) & 1) === 0) return false;
     if (
       (bits & HAS_FLOAT) !== 0 &&
       !(l.float >= (n[o + E_MIN_FLOAT] as number) && l.float <= (n[o + E_MAX_FLOAT] as number))
