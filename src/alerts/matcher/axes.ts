@@ -245,42 +245,55 @@ const DIRECTORY_FROM = 16;
 const PER_CELL = 2;
 
 /**
- * A seed list part's directory (from o to n, `stride` numbers an entry, its seed at `at`): its
- * lowest seed, the width of a cell in seeds, then per cell the index of its first entry whose
- * seed is at least the cell's first, and last the count. Null for short lists. A listing's seed
- * names its cell, and the cell's two numbers bound its run: two reads where bisecting a list of
- * thousands reads a dozen places far apart, each one a cache miss at a million rules.
+ * A seed list's directory, for both its parts at once (bound-decided entries from `start` to
+ * `split`, P numbers each, their seed first; full ones from `split` to `end`, E numbers each, their
+ * seed at E_KEY): the lowest seed, the width of a cell in seeds, the number of cells, then per
+ * cell boundary the index of the first entry of each part whose seed is at least the cell's
+ * first. Null for short lists. A listing's seed names its cell, and the cell's numbers bound its
+ * run in each part: one read where bisecting a list of thousands reads a dozen places far apart,
+ * each one a cache miss at a million rules.
  */
 export function seedDirectory(
   list: Float64Array,
-  o: number,
-  n: number,
-  stride: number,
-  at: number,
+  start: number,
+  split: number,
+  end: number,
 ): Int32Array | null {
-  const count = (n - o) / stride;
-  if (count < DIRECTORY_FROM) return null;
-  const min = list[o + at] as number;
-  const span = (list[n - stride + at] as number) - min + 1;
-  const width = Math.max(1, Math.ceil(span / Math.ceil(count / PER_CELL)));
+  const pure = (split - start) / P;
+  const full = (end - split) / E;
+  if (pure + full < DIRECTORY_FROM) return null;
+  const min = Math.min(
+    pure > 0 ? (list[start] as number) : Infinity,
+    full > 0 ? (list[split + E_KEY] as number) : Infinity,
+  );
+  const max = Math.max(
+    pure > 0 ? (list[split - P] as number) : -Infinity,
+    full > 0 ? (list[end - E + E_KEY] as number) : -Infinity,
+  );
+  const span = max - min + 1;
+  const width = Math.max(1, Math.ceil(span / Math.ceil((pure + full) / PER_CELL)));
   const cells = Math.ceil(span / width);
-  const dir = new Int32Array(3 + cells);
+  const dir = new Int32Array(3 + 2 * (cells + 1));
   dir[0] = min;
   dir[1] = width;
-  let i = 0;
-  for (let c = 0; c < cells; c++) {
+  dir[2] = cells;
+  let p = 0;
+  let f = 0;
+  for (let c = 0; c <= cells; c++) {
     const first = min + c * width;
-    while (i < count && (list[o + i * stride + at] as number) < first) i++;
-    dir[2 + c] = i;
+    while (p < pure && (list[start + p * P] as number) < first) p++;
+    while (f < full && (list[split + f * E + E_KEY] as number) < first) f++;
+    dir[3 + 2 * c] = p;
+    dir[4 + 2 * c] = f;
   }
-  dir[2 + cells] = count;
   return dir;
 }
 
 /**
  * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
  * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
- * `dir`: the part's seedDirectory, which narrows the search to the seed's cell.
+ * `dir`: the list's seedDirectory, which narrows the search to the seed's cell; `part`: 0 for the
+ * bound-decided part, 1 for the full one.
  */
 export function seedRun(
   list: Float64Array,
@@ -290,15 +303,16 @@ export function seedRun(
   at: number,
   seed: number,
   dir: Int32Array | null,
+  part: number,
 ): [number, number] {
   let lo = 0;
   let hi = (n - o) / stride;
   if (dir !== null) {
     const cell = Math.floor((seed - (dir[0] as number)) / (dir[1] as number));
     // Below the lowest seed, above the highest or NaN: no run.
-    if (!(cell >= 0 && cell < dir.length - 3)) return [o, o];
-    lo = dir[2 + cell] as number;
-    hi = dir[3 + cell] as number;
+    if (!(cell >= 0 && cell < (dir[2] as number))) return [o, o];
+    lo = dir[3 + 2 * cell + part] as number;
+    hi = dir[5 + 2 * cell + part] as number;
   }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

@@ -128,9 +128,8 @@ export class Bucket {
   /** Entries added since the last settle, each after its axis: bound-decided ones, full ones. */
   private waitPure: number[] | null = null;
   private waitFull: number[] | null = null;
-  /** The seed list's directories (seedDirectory), for its bound-decided part and its full part. */
-  private pureSeeds: Int32Array | null = null;
-  private fullSeeds: Int32Array | null = null;
+  /** The seed list's directory (seedDirectory). */
+  private seeds: Int32Array | null = null;
   size = 0;
 
   /**
@@ -272,13 +271,10 @@ export class Bucket {
   /** Keeps the packed lists and indexes its seed list's parts. */
   private setPacked(d: Float64Array): void {
     this.packed = d;
-    this.pureSeeds = null;
-    this.fullSeeds = null;
-    for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
-      if (d[h] !== AX_SEED) continue;
-      this.pureSeeds = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, P, 0);
-      this.fullSeeds = seedDirectory(d, d[h + 2] as number, d[h + 3] as number, E, E_KEY);
-    }
+    this.seeds = null;
+    for (let h = 1; h < 1 + (d[0] as number) * H; h += H)
+      if (d[h] === AX_SEED)
+        this.seeds = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, d[h + 3] as number);
   }
 
   /** The number of lists here: reading it brings the packed lists' start into the cache. */
@@ -310,9 +306,9 @@ export class Bucket {
   private collectSeed(slots: RuleSlots, l: ListingFacts, d: Float64Array, h: number, out: MatchIds): void {
     if (Number.isNaN(l.paintSeed)) return;
     const split = d[h + 2] as number;
-    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed, this.pureSeeds);
+    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed, this.seeds, 0);
     for (let o = pureFrom; o < pureEnd; o += P) pureHit(slots, d, o, l.price, l.float, l.kinds, out);
-    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed, this.fullSeeds);
+    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed, this.seeds, 1);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 

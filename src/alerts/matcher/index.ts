@@ -10,7 +10,17 @@ import {
 } from "../ruleFilters.ts";
 import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
-import { E, E_BITS, E_KEY, HAS_LISTS, keyOf, MatchIds, RuleSlots, type RuleRef } from "./slots.ts";
+import {
+  E,
+  E_BITS,
+  E_KEY,
+  HAS_LISTS,
+  HAS_STICKER_SLOT,
+  keyOf,
+  MatchIds,
+  RuleSlots,
+  type RuleRef,
+} from "./slots.ts";
 
 export interface MatcherRule {
   id: string;
@@ -249,6 +259,14 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
             : null;
     if (implied !== null && slots.listsImpliedByKey(slot, implied))
       entry[E_BITS] = (entry[E_BITS] as number) - HAS_LISTS;
+    else if (implied === "sticker") {
+      // One sticker in one slot: the bucket is that sticker's, and the slot is checked inline.
+      const key = slots.stickerSlotKey(slot);
+      if (!Number.isNaN(key)) {
+        entry[E_BITS] = (entry[E_BITS] as number) - HAS_LISTS + HAS_STICKER_SLOT;
+        entry[E_KEY] = key;
+      }
+    }
     let bucket: Bucket;
     switch (home) {
       case HOME_NAME:

@@ -37,10 +37,13 @@ export const E_DEAL_K1 = 10;
 const E_DEAL_V1 = 11;
 export const E_DEAL_K2 = 12;
 const E_DEAL_V2 = 13;
-/** The seed an entry filed on a seed axis is filed under (one copy per seed; NaN elsewhere). */
+/**
+ * The seed an entry filed on a seed axis is filed under (one copy per seed); the sticker and slot
+ * of a HAS_STICKER_SLOT entry; NaN elsewhere.
+ */
 export const E_KEY = 14;
 const INLINE_DEALS = 2;
-const OWNER_UNIT = 1024;
+const OWNER_UNIT = 2048;
 /** The rule's kind, type + 4 * category (ListingFacts.kinds' bit), from its flags. */
 export const kindOf = (flags: number): number => (flags >> 5) & 15;
 /** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
@@ -51,6 +54,12 @@ export const HAS_REF_QTY = 4;
 export const HAS_LISTS = 8;
 const HAS_DEAL = 16;
 export const HAS_DEAL_INLINE = 1 << 9;
+/**
+ * The rule's one list is one sticker in one slot, inline in E_KEY (sticker id * STICKER_SLOTS +
+ * slot): a rule filed under that sticker (index.ts) checks it without reading its slot's lists.
+ */
+export const HAS_STICKER_SLOT = 1 << 10;
+export const STICKER_SLOTS = 64;
 
 /** A free slot's key. */
 const FREE = -1;
@@ -106,6 +115,15 @@ function matchesLists(x: readonly number[], l: ListingFacts): boolean {
   const keychains = x[i++] as number;
   for (let k = 0; k < keychains; k++) if (!l.keychainIds.includes(x[i + k] as number)) return false;
   return true;
+}
+
+/** Whether the listing has the sticker in the slot a HAS_STICKER_SLOT entry's E_KEY names. */
+function hasStickerAt(l: ListingFacts, key: number): boolean {
+  const at = key % STICKER_SLOTS;
+  const id = (key - at) / STICKER_SLOTS;
+  for (let j = 0; j < l.stickerIds.length; j++)
+    if (l.stickerIds[j] === id && l.stickerSlots[j] === at) return true;
+  return false;
 }
 
 /**
@@ -253,6 +271,20 @@ export class RuleSlots {
    * each seed), a single sticker in any slot (filed under it) or a single keychain. Its entries
    * there then skip the lists check, and with it a read outside the bucket.
    */
+  /**
+   * E_KEY's value for a rule whose only list is one sticker in one slot (HAS_STICKER_SLOT), else
+   * NaN: filed under that sticker, it needs no read of its lists.
+   */
+  stickerSlotKey(slot: number): number {
+    const x = this.lists[slot];
+    // [no seeds, one sticker, its id, its slot, no keychains]
+    if (x?.length !== 5 || x[0] !== -1 || x[1] !== 1 || x[4] !== 0) return NaN;
+    const id = x[2] as number;
+    const at = x[3] as number;
+    const fits = Number.isInteger(id) && id >= 0 && at >= 0 && at < STICKER_SLOTS;
+    return fits ? id * STICKER_SLOTS + at : NaN;
+  }
+
   listsImpliedByKey(slot: number, home: "seed" | "sticker" | "keychain"): boolean {
     const x = this.lists[slot];
     if (x === null || x === undefined) return false;
@@ -297,6 +329,7 @@ export class RuleSlots {
       const k2 = n[o + E_DEAL_K2] as number;
       if (k2 >= 0 && !meetsDealBound(k2, n[o + E_DEAL_V2] as number, l.deal[k2] as number)) return false;
     }
+    if ((bits & HAS_STICKER_SLOT) !== 0 && !hasStickerAt(l, n[o + E_KEY] as number)) return false;
     if ((bits & (HAS_LISTS | HAS_DEAL)) === 0) return true;
     const slot = n[o + E_SLOT] as number;
     const x = this.lists[slot];
