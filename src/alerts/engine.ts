@@ -97,7 +97,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       trades.noteListings(listings);
       const snipe = { armedMode: (id: string) => ruleIndex.armedMode(id), autoBuyer };
       // Armed rules race other buyers: their purchases start before anything else is read.
-      const taken = await actOnArmedMatches({ index: ruleIndex.index, snipe }, listings, meta.readAt);
+      const taken = await actOnArmedMatches({ index: ruleIndex.armedIndex, snipe }, listings, meta.readAt);
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();

@@ -178,8 +178,8 @@ function releaseAfterOutcomes(
 
 /**
  * Snipe mode goes first, before any other database read: armed rules' matches among `listings`,
- * by the index as it stands, are claimed and their purchases started. Returns what they took
- * over, for queueListingAlerts to leave out.
+ * by the index as it stands (the rule index's armedIndex: the armed rules alone), are claimed and
+ * their purchases started. Returns what they took over, for queueListingAlerts to leave out.
  */
 export async function actOnArmedMatches(
   deps: Pick<ListingAlertDeps, "index" | "snipe">,

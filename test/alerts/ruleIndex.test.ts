@@ -8,6 +8,7 @@ import {
   updateRule,
   type NewRule,
 } from "../../src/db/repos/rules.ts";
+import { armRule, disarmRules } from "../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
@@ -63,5 +64,51 @@ describe("rule index", () => {
     expect(indexed()).toEqual([dear, paused, added].sort((a, b) => a - b));
     expect(matched()).toEqual([dear, paused, added].sort((a, b) => a - b));
     expect(rules.size).toBe(3);
+  });
+
+  it("GIVEN armed and unarmed rules WHEN loaded, re-armed, edited, disarmed and deleted THEN the armed index holds exactly the armed ones, with their current filters", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000002");
+    const add = async (name: string, filters: NewRule["filters"]) => {
+      const r = await createRule(db.prisma, { userId: user.id, name, filters }, { maxRulesPerUser: 50 });
+      if (!r.ok) throw new Error("expected a rule");
+      return r.rule.id;
+    };
+    const arm = (ruleId: number) =>
+      armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() });
+    const sniped = await add("sniped", { item: ITEM, max_price: 9000 });
+    const plain = await add("plain", { item: ITEM, max_price: 9000 });
+    const later = await add("later", { def_index: 7 });
+    expect(await arm(sniped)).toBe(true);
+
+    const rules = createRuleIndex({ prisma: db.prisma, logger: createLogger({ level: "silent" }) });
+    await rules.loadAll();
+    const armedMatches = () =>
+      rules.armedIndex
+        .match(listingWith())
+        .map((r) => Number(r.id))
+        .sort((a, b) => a - b);
+    // The whole index matches all three; the armed index only the armed rule.
+    expect(rules.index.match(listingWith()).map((r) => Number(r.id))).toEqual(
+      expect.arrayContaining([sniped, plain, later]),
+    );
+    expect(armedMatches()).toEqual([sniped]);
+    expect(rules.armedMode(String(sniped))).toBe("shadow");
+
+    // Armed elsewhere, then edited to a filter the listing fails: the sync carries both.
+    expect(await arm(later)).toBe(true);
+    await updateRule(db.prisma, user.id, sniped, { filters: { item: ITEM, max_price: 100 } });
+    expect(await rules.syncChanges()).toBe(true);
+    expect(armedMatches()).toEqual([later]);
+    expect(rules.armedIndex.size).toBe(2);
+
+    await disarmRules(db.prisma, { userId: user.id, ruleId: later });
+    await removeRule(db.prisma, user.id, sniped);
+    expect(await rules.syncChanges()).toBe(true);
+    expect(armedMatches()).toEqual([]);
+    expect(rules.armedIndex.size).toBe(0);
+    expect(rules.armedCount).toBe(0);
+    expect(rules.index.match(listingWith()).map((r) => Number(r.id))).toEqual(
+      expect.arrayContaining([plain, later]),
+    );
   });
 });
