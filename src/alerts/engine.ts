@@ -95,7 +95,11 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     },
     handle: async (listings, meta) => {
       trades.noteListings(listings);
-      const snipe = { armedMode: (id: string) => ruleIndex.armedMode(id), autoBuyer };
+      const snipe = {
+        armedMode: (id: string) => ruleIndex.armedMode(id),
+        armedCount: () => ruleIndex.armedCount,
+        autoBuyer,
+      };
       // Armed rules race other buyers: their purchases start before anything else is read.
       const taken = await actOnArmedMatches({ index: ruleIndex.armedIndex, snipe }, listings, meta.readAt);
       // Rules saved while this cycle was reading were not in the index when it began, yet a

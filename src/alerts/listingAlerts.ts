@@ -18,7 +18,14 @@ export interface ListingAlertDeps {
   logger: Logger;
   index: MatcherIndex;
   /** Snipe mode: armed rules act on their matches first; absent, every match only alerts. */
-  snipe?: { armedMode(ruleId: string): ArmMode | undefined; autoBuyer: AutoBuyer } | undefined;
+  snipe?:
+    | {
+        armedMode(ruleId: string): ArmMode | undefined;
+        /** How many rules are armed: none (the common case) spares a lookup per hit. */
+        armedCount(): number;
+        autoBuyer: AutoBuyer;
+      }
+    | undefined;
   /** The seller fee profit filters and figures count (the index must use the same). */
   fees?: FeeModel;
   /**
@@ -62,13 +69,14 @@ export async function queueListingAlerts(
   const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
   const found = new MatchIds();
+  const anyArmed = (deps.snipe?.armedCount() ?? 0) > 0;
   for (const listing of listings) {
     const count = deps.index.matchInto(listing, found);
     for (let i = 0; i < count; i++) {
       const id = found.ids[i] as number | string;
       const ruleId = Number(id);
       hits.push({ listing, ruleId });
-      const mode = deps.snipe?.armedMode(String(id));
+      const mode = anyArmed ? deps.snipe?.armedMode(String(id)) : undefined;
       if (mode !== undefined && !before.has(hitKey(ruleId, listing.id)))
         armed.push({ listing, ruleId, userId: Number(deps.index.ownerOf(id)), mode });
     }

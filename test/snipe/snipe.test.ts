@@ -5,6 +5,7 @@ import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support
 import type { StoredMessage } from "../support/discord.ts";
 import { answer, buttonId, isEphemeral, routeHits, textOf } from "../reliability/support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
+import { armRule } from "../../src/db/repos/autoBuys.ts";
 
 const BUY = "POST /listings/buy";
 
@@ -285,6 +286,25 @@ describe("snipe mode through Discord", () => {
     expect(textOf(await answer(bot.double.slash(alice, "watch list")))).toContain("0/3 buys used");
     expect(buys()).toBe(before + 1);
     await answer(bot.double.slash(alice, "watch disarm", { rule: "all" }));
+  });
+
+  it("GIVEN a rule armed by another process (straight in the database) WHEN the next cycle reads a listing it matches THEN it is acted on once, AND its one buy disarms it", async () => {
+    const item = uniqueItemName("armed elsewhere");
+    await rule(alice, "armed elsewhere", item, 40);
+    const row = await bot.db.prisma.watchRule.findFirstOrThrow({ where: { name: "armed elsewhere" } });
+    // Another replica arms it: this process learns of it from its rule sync, which keeps the
+    // armed index (what the snipe pass matches against) in step.
+    const at = new Date();
+    expect(
+      await armRule(bot.db.prisma, { userId: row.userId, ruleId: row.id, mode: "shadow", maxBuys: 1, at }),
+    ).toBe(true);
+    const before = dmsAbout(alice, "Shadow: would have bought").length;
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 3_000, reference_price: 4_000 });
+    await feed();
+    expect(dmsAbout(alice, "Shadow: would have bought")).toHaveLength(before + 1);
+    // Its one buy is used: the rule disarmed itself (a later test counts armed rules).
+    const after = await bot.db.prisma.watchRule.findUniqueOrThrow({ where: { id: row.id } });
+    expect(after.armMode).toBeNull();
   });
 
   it("GIVEN no daily cap WHEN arming live THEN it is refused with the way to set one; bad input changes nothing", async () => {
