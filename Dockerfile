@@ -54,6 +54,7 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
 # Migrations are applied at start by the bot itself (src/db/migrate.ts), before it connects to Discord.
 # V8 flags, measured in bench/README.md ("Memory"): --liftoff-only keeps WebAssembly (Prisma's query
 # compiler) on V8's baseline compiler, whose optimising tier-up leaves ~40-80 MB of native memory
-# behind; --max-semi-space-size=4 caps the young generation at 2 x 4 MB (default 2 x 16 MB). They are
+# behind; --max-semi-space-size=16 keeps the young generation at 2 x 16 MB whatever node's default
+# (2 x 4 MB held ~25 MB less but made a million-rule load ~25% slower: docs/decisions/026). They are
 # node's own flags (not allowed in NODE_OPTIONS); `npm start` passes the same.
-CMD ["node", "--liftoff-only", "--max-semi-space-size=4", "dist/src/main.js"]
+CMD ["node", "--liftoff-only", "--max-semi-space-size=16", "dist/src/main.js"]
