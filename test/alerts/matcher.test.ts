@@ -519,4 +519,21 @@ describe("matcher index maintenance", () => {
     // The comparison is not vacuous: listings do meet seed rules.
     expect(compared).toBeGreaterThan(20);
   });
+
+  it("GIVEN a rule added with a numeric id WHEN it is updated and removed by its decimal string THEN it is one rule throughout", () => {
+    const index = createMatcherIndex();
+    index.add({ id: 41, userId: "u", filters: { max_price: 100_000 } });
+    index.update({ id: "41", userId: "u", filters: { max_price: 1 } });
+    expect(index.size).toBe(1);
+    expect(index.match(listing)).toEqual([]);
+    index.update({ id: 41, userId: "u", filters: { max_price: 100_000 } });
+    expect(ids(index.match(listing))).toEqual(["41"]);
+    expect(index.ownerOf("41")).toBe("u");
+    expect(index.remove("41")).toBe(true);
+    expect(index.size).toBe(0);
+    // Not canonical (a leading zero): a different id, kept as the string it is.
+    index.add({ id: "041", userId: "v", filters: { max_price: 100_000 } });
+    expect(index.remove(41)).toBe(false);
+    expect(ids(index.match(listing))).toEqual(["041"]);
+  });
 });

@@ -23,7 +23,8 @@ import {
 } from "./slots.ts";
 
 export interface MatcherRule {
-  id: string;
+  /** A number and its decimal string are the same rule. */
+  id: string | number;
   userId: string;
   filters: RuleFilters;
 }
@@ -32,7 +33,7 @@ export interface MatcherIndex {
   /** Adds a rule, replacing any rule with the same id. */
   add(rule: MatcherRule): void;
   /** Removes a rule; unknown ids are ignored. Returns whether a rule was removed. */
-  remove(ruleId: string): boolean;
+  remove(ruleId: string | number): boolean;
   /** Same as add: replaces the rule with that id (or adds it). */
   update(rule: MatcherRule): void;
   readonly size: number;
@@ -220,7 +221,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     dropIfEmpty(bucket);
   }
 
-  function remove(ruleId: string): boolean {
+  function remove(ruleId: string | number): boolean {
     const slot = slots.slotOf(keyOf(ruleId));
     if (slot < 0) return false;
     const home = homes[slot];
@@ -376,7 +377,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   function ownerOf(ruleId: string | number): string | undefined {
-    const slot = slots.slotOf(typeof ruleId === "number" ? ruleId : keyOf(ruleId));
+    const slot = slots.slotOf(keyOf(ruleId));
     return slot < 0 ? undefined : slots.ownerOf(slot);
   }
 

@@ -149,8 +149,12 @@ function inlineDeals(deal: Float64Array | null, entry: Float64Array): boolean {
   return true;
 }
 
-/** A canonical non-negative integer id is kept as a number (no string per rule); others as given. */
-export function keyOf(id: string): number | string {
+/**
+ * A canonical non-negative integer id is kept as a number (no string per rule); others as given.
+ * A number and its decimal string are the same id (a load passes database ids as numbers).
+ */
+export function keyOf(id: string | number): number | string {
+  if (typeof id === "number") return Number.isInteger(id) && id >= 0 && id <= 0x7fffffff ? id : String(id);
   const n = Number(id);
   return Number.isInteger(n) && n >= 0 && n <= 0x7fffffff && String(n) === id ? n : id;
 }
