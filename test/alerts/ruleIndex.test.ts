@@ -24,14 +24,17 @@ afterAll(async () => {
 
 const ITEM = "Falcon Rifle | Ember Tide (Pristine)";
 
+/** Stores a rule of the user's; its id. */
+async function addRule(userId: number, name: string, filters: NewRule["filters"]): Promise<number> {
+  const r = await createRule(db.prisma, { userId, name, filters }, { maxRulesPerUser: 50 });
+  if (!r.ok) throw new Error("expected a rule");
+  return r.rule.id;
+}
+
 describe("rule index", () => {
   it("GIVEN stored rules WHEN loaded and then changed by another process THEN each sync leaves exactly the enabled rules indexed", async () => {
     const user = await ensureUser(db.prisma, "810000000000000001");
-    const add = async (name: string, filters: NewRule["filters"]) => {
-      const r = await createRule(db.prisma, { userId: user.id, name, filters }, { maxRulesPerUser: 50 });
-      if (!r.ok) throw new Error("expected a rule");
-      return r.rule.id;
-    };
+    const add = (name: string, filters: NewRule["filters"]) => addRule(user.id, name, filters);
     const cheap = await add("cheap", { item: ITEM, max_price: 9000 });
     const dear = await add("dear", { item: ITEM, max_price: 100 });
     const paused = await add("paused", { def_index: 7 });
@@ -68,11 +71,7 @@ describe("rule index", () => {
 
   it("GIVEN armed and unarmed rules WHEN loaded, re-armed, edited, disarmed and deleted THEN the armed index holds exactly the armed ones, with their current filters", async () => {
     const user = await ensureUser(db.prisma, "810000000000000002");
-    const add = async (name: string, filters: NewRule["filters"]) => {
-      const r = await createRule(db.prisma, { userId: user.id, name, filters }, { maxRulesPerUser: 50 });
-      if (!r.ok) throw new Error("expected a rule");
-      return r.rule.id;
-    };
+    const add = (name: string, filters: NewRule["filters"]) => addRule(user.id, name, filters);
     const arm = (ruleId: number) =>
       armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() });
     const sniped = await add("sniped", { item: ITEM, max_price: 9000 });
