@@ -96,12 +96,15 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     handle: async (listings, meta) => {
       trades.noteListings(listings);
       const snipe = {
+        // Read at each use: a full reload between the cycle's two passes replaces the index.
+        get armedIndex() {
+          return ruleIndex.armedIndex;
+        },
         armedMode: (id: string) => ruleIndex.armedMode(id),
-        armedCount: () => ruleIndex.armedCount,
         autoBuyer,
       };
       // Armed rules race other buyers: their purchases start before anything else is read.
-      const taken = await actOnArmedMatches({ index: ruleIndex.armedIndex, snipe }, listings, meta.readAt);
+      const taken = await actOnArmedMatches({ snipe }, listings, meta.readAt);
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
       await ensureRules();

@@ -20,9 +20,9 @@ export interface ListingAlertDeps {
   /** Snipe mode: armed rules act on their matches first; absent, every match only alerts. */
   snipe?:
     | {
+        /** The armed rules alone (the rule index's armedIndex): their hits are found there. */
+        armedIndex: MatcherIndex;
         armedMode(ruleId: string): ArmMode | undefined;
-        /** How many rules are armed: none (the common case) spares a lookup per hit. */
-        armedCount(): number;
         autoBuyer: AutoBuyer;
       }
     | undefined;
@@ -69,17 +69,10 @@ export async function queueListingAlerts(
   const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
   const found = new MatchIds();
-  const anyArmed = (deps.snipe?.armedCount() ?? 0) > 0;
   for (const listing of listings) {
     const count = deps.index.matchInto(listing, found);
-    for (let i = 0; i < count; i++) {
-      const id = found.ids[i] as number | string;
-      const ruleId = Number(id);
-      hits.push({ listing, ruleId });
-      const mode = anyArmed ? deps.snipe?.armedMode(String(id)) : undefined;
-      if (mode !== undefined && !before.has(hitKey(ruleId, listing.id)))
-        armed.push({ listing, ruleId, userId: Number(deps.index.ownerOf(id)), mode });
-    }
+    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.ids[i]) });
+    if (deps.snipe !== undefined) pushArmedHits(deps.snipe, listing, found, armed, before);
   }
   if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
   // Rules armed since actOnArmedMatches ran (it runs before the rules are synced) act now.
@@ -190,7 +183,7 @@ function releaseAfterOutcomes(
  * their purchases started. Returns what they took over, for queueListingAlerts to leave out.
  */
 export async function actOnArmedMatches(
-  deps: Pick<ListingAlertDeps, "index" | "snipe">,
+  deps: Pick<ListingAlertDeps, "snipe">,
   listings: readonly Listing[],
   readAt: number,
 ): Promise<Set<string>> {
@@ -198,16 +191,29 @@ export async function actOnArmedMatches(
   if (snipe === undefined) return new Set();
   const armed: ArmedHit[] = [];
   const found = new MatchIds();
-  for (const listing of listings) {
-    const count = deps.index.matchInto(listing, found);
-    for (let i = 0; i < count; i++) {
-      const id = found.ids[i] as number | string;
-      const mode = snipe.armedMode(String(id));
-      if (mode !== undefined)
-        armed.push({ listing, ruleId: Number(id), userId: Number(deps.index.ownerOf(id)), mode });
-    }
-  }
+  for (const listing of listings) pushArmedHits(snipe, listing, found, armed, new Set());
   return armed.length === 0 ? new Set() : snipe.autoBuyer.act(armed, readAt);
+}
+
+/**
+ * Appends the listing's hits among the armed rules (matched against the armed index alone, a
+ * few rules), leaving out those already `taken`. `found`: scratch for the match.
+ */
+function pushArmedHits(
+  snipe: NonNullable<ListingAlertDeps["snipe"]>,
+  listing: Listing,
+  found: MatchIds,
+  out: ArmedHit[],
+  taken: ReadonlySet<string>,
+): void {
+  const count = snipe.armedIndex.matchInto(listing, found);
+  for (let i = 0; i < count; i++) {
+    const id = found.ids[i] as number | string;
+    const mode = snipe.armedMode(String(id));
+    const ruleId = Number(id);
+    if (mode !== undefined && !taken.has(hitKey(ruleId, listing.id)))
+      out.push({ listing, ruleId, userId: Number(snipe.armedIndex.ownerOf(id)), mode });
+  }
 }
 
 /**

@@ -244,10 +244,12 @@ const num = (v: number | undefined): number => (v === undefined ? NaN : v);
 
 /** ListingFacts.kinds: per category code the listing meets, rule type "any" and its own type. */
 function kindsOf(type: number, statcounter: boolean, souvenir: boolean): number {
-  const meets = [true, !statcounter && !souvenir, statcounter, souvenir];
+  // Categories met (CATEGORY_CODE's bits): any, then normal, statcounter or souvenir.
+  const met = 1 | (!statcounter && !souvenir ? 2 : 0) | (statcounter ? 4 : 0) | (souvenir ? 8 : 0);
   let kinds = 0;
   for (let category = 0; category < 4; category++)
-    if (meets[category] === true) kinds |= (1 << (4 * category + TYPE_ANY)) | (1 << (4 * category + type));
+    if ((met & (1 << category)) !== 0)
+      kinds |= (1 << (4 * category + TYPE_ANY)) | (1 << (4 * category + type));
   return kinds;
 }
 
