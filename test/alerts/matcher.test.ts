@@ -407,6 +407,31 @@ describe("matcher index maintenance", () => {
     expect([...index.matchIds(listing)].sort()).toEqual([41, "r44"]);
   });
 
+  it("GIVEN numeric ids whose packed code leaves 32 bits, and ids past 31 bits WHEN listings of each type arrive THEN each rule's kind decides it exactly as for small ids", () => {
+    const index = createMatcherIndex();
+    const name = "Falcon Rifle | Ember Tide (Pristine)";
+    // 2^27 + 1 is the first id whose packed code (id * 16 + kind) leaves int32; 2^40 + 3 is past
+    // what is kept as a number (it comes back as its string, from its slot).
+    const big = [2 ** 27 + 1, 2 ** 40 + 3];
+    for (const id of big) {
+      index.add({ id, userId: "u1", filters: { item: name, max_price: 1_000_000, type: "auction" } });
+      index.add({ id: id + 1, userId: "u2", filters: { item: name, max_price: 1_000_000 } });
+    }
+    index.add({ id: 5, userId: "u3", filters: { item: name, max_price: 1_000_000, type: "auction" } });
+    const auction = { ...listing, type: "auction" as const };
+    expect([...index.matchIds(listing)].sort((a, b) => Number(a) - Number(b))).toEqual([
+      2 ** 27 + 2,
+      String(2 ** 40 + 4),
+    ]);
+    expect([...index.matchIds(auction)].sort((a, b) => Number(a) - Number(b))).toEqual([
+      5,
+      2 ** 27 + 1,
+      2 ** 27 + 2,
+      String(2 ** 40 + 3),
+      String(2 ** 40 + 4),
+    ]);
+  });
+
   it("GIVEN an unknown id WHEN removed THEN nothing changes and false is returned", () => {
     const index = createMatcherIndex();
     index.add(byName);

@@ -38,7 +38,8 @@ const P_MIN_FLOAT = 2;
 const P_MAX_FLOAT = 3;
 export const P_ID = 4;
 /** Kinds (type + 4 * category) a P_ID number holds below its ref. */
-export const KINDS = 16;
+const KIND_BITS = 4;
+export const KINDS = 1 << KIND_BITS;
 
 /**
  * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
@@ -168,15 +169,23 @@ export function pureHit(
   const min = d[o + P_MIN_FLOAT] as number;
   if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) return;
   const code = d[o + P_ID] as number;
+  if ((code | 0) === code) {
+    // Every code of a database id: the kind is its low bits, the ref the rest (>> floors).
+    if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return;
+    const ref = code >> KIND_BITS;
+    out.add(ref >= 0 ? ref : slots.keyAt(-ref - 1));
+    return;
+  }
   const ref = Math.floor(code / KINDS);
   if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return;
   out.add(ref >= 0 ? ref : slots.keyAt(-ref - 1));
 }
 
 /**
- * Appends the ids of a list's bound-decided entries (from o to n) that the listing satisfies: one
- * pass that stops at the first bound the listing fails, deciding each entry on the way. One loop
- * per kind of bound, each reading its bound straight from the list: this is the hot path.
+ * Appends the ids of a list's bound-decided entries (from o to n, integers) that the listing
+ * satisfies: one pass that stops at the first bound the listing fails, deciding each entry on the
+ * way. One loop per kind of bound, each reading its bound straight from the list: this is the hot
+ * path.
  */
 export function collectPure(
   slots: RuleSlots,
@@ -209,7 +218,7 @@ export function collectPure(
   }
 }
 
-/** Where a scan of a list's full part (from o to n) stops: the first rule whose bound the listing fails. */
+/** Where a scan of a list's full part (from o to n, integers) stops: the first rule whose bound the listing fails. */
 export function scanFull(
   slots: RuleSlots,
   axis: number,

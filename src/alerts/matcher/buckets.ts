@@ -282,33 +282,46 @@ export class Bucket {
     return this.packed[0] as number;
   }
 
-  /** Appends the ids of the rules here that the listing satisfies (the bucket is settled). */
+  /**
+   * Appends the ids of the rules here that the listing satisfies (the bucket is settled). The
+   * header's offsets are read as doubles and made integers before they index anything: a double
+   * index costs a conversion at every read of the scan.
+   */
   collect(slots: RuleSlots, l: ListingFacts, out: MatchIds): void {
     const d = this.packed;
-    const lists = d[0] as number;
+    const last = 1 + (d[0] as number) * H;
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
-    for (let h = 1; h < 1 + lists * H; h += H) {
+    for (let h = 1; h < last; h += H) {
       const axis = d[h] as number;
-      const split = d[h + 2] as number;
+      const start = (d[h + 1] as number) | 0;
+      const split = (d[h + 2] as number) | 0;
+      const end = (d[h + 3] as number) | 0;
       if (axis === AX_SEED) {
-        this.collectSeed(slots, l, d, h, out);
+        this.collectSeed(slots, l, d, start, split, end, out);
         continue;
       }
-      collectPure(slots, axis, d, d[h + 1] as number, split, l, out);
+      collectPure(slots, axis, d, start, split, l, out);
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
-      const end = scanFull(slots, axis, d, split, d[h + 3] as number, l);
-      for (let o = split; o < end; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
+      const stop = scanFull(slots, axis, d, split, end, l);
+      for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
     }
   }
 
-  /** The seed list (header at h): the runs of the listing's seed in both parts, each fully checked as its part is. */
-  private collectSeed(slots: RuleSlots, l: ListingFacts, d: Float64Array, h: number, out: MatchIds): void {
+  /** The seed list (its parts from start to split to end): the runs of the listing's seed in both parts, each fully checked as its part is. */
+  private collectSeed(
+    slots: RuleSlots,
+    l: ListingFacts,
+    d: Float64Array,
+    start: number,
+    split: number,
+    end: number,
+    out: MatchIds,
+  ): void {
     if (Number.isNaN(l.paintSeed)) return;
-    const split = d[h + 2] as number;
-    const [pureFrom, pureEnd] = seedRun(d, d[h + 1] as number, split, P, 0, l.paintSeed, this.seeds, 0);
+    const [pureFrom, pureEnd] = seedRun(d, start, split, P, 0, l.paintSeed, this.seeds, 0);
     for (let o = pureFrom; o < pureEnd; o += P) pureHit(slots, d, o, l.price, l.float, l.kinds, out);
-    const [fullFrom, fullEnd] = seedRun(d, split, d[h + 3] as number, E, E_KEY, l.paintSeed, this.seeds, 1);
+    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, l.paintSeed, this.seeds, 1);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 
