@@ -301,8 +301,8 @@ export function seedDirectory(
 /**
  * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
  * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
- * `dir`: the list's seedDirectory, which narrows the search to the seed's cell; `part`: 0 for the
- * bound-decided part, 1 for the full one.
+ * `dir`: where the list's seedDirectory sits in `list` (-1: none), which narrows the search to the
+ * seed's cell; `part`: 0 for the bound-decided part, 1 for the full one.
  */
 export function seedRun(
   list: Float64Array,
@@ -311,17 +311,17 @@ export function seedRun(
   stride: number,
   at: number,
   seed: number,
-  dir: Int32Array | null,
+  dir: number,
   part: number,
 ): [number, number] {
   let lo = 0;
-  let hi = (n - o) / stride;
-  if (dir !== null) {
-    const cell = Math.floor((seed - (dir[0] as number)) / (dir[1] as number));
+  let hi = ((n - o) / stride) | 0;
+  if (dir >= 0) {
+    const cell = Math.floor((seed - (list[dir] as number)) / (list[dir + 1] as number));
     // Below the lowest seed, above the highest or NaN: no run.
-    if (!(cell >= 0 && cell < (dir[2] as number))) return [o, o];
-    lo = dir[3 + 2 * cell + part] as number;
-    hi = dir[5 + 2 * cell + part] as number;
+    if (!(cell >= 0 && cell < (list[dir + 2] as number))) return [o, o];
+    lo = (list[dir + 3 + 2 * cell + part] as number) | 0;
+    hi = (list[dir + 5 + 2 * cell + part] as number) | 0;
   }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

@@ -16,6 +16,7 @@ import {
   seedRun,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
+import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
 import {
   E,
   E_BITS,
@@ -99,7 +100,6 @@ function takeOut(
   return false;
 }
 
-const EMPTY = new Float64Array(1);
 /** settle's per-axis counts and cursors, reused (settle runs synchronously, once per bucket in a load). */
 const SCRATCH = {
   pureLen: new Int32Array(AXES),
@@ -117,19 +117,22 @@ type Parts = Array<[number[], number[]] | null>;
 /**
  * Rules sharing an index key, one list per axis. A list holds first the rules its bound decides
  * (P numbers each: no read outside the list to check them), then the others (E numbers each,
- * slots.ts), each part in the axis' order. All of a bucket's lists sit in one Float64Array behind a
- * small header, exactly as long as they need: a listing's visit reads one array from its start,
- * rather than chasing an array of lists and a list per axis. Rules added since the last match wait
+ * slots.ts), each part in the axis' order. All of a bucket's lists sit in one region of the index's
+ * arena behind a small header, exactly as long as they need: a listing's visit reads one region
+ * from its start, rather than chasing an array of lists and a list per axis. Offsets in the header
+ * are from the region's start (compaction moves regions). Rules added since the last match wait
  * in plain arrays (the JS heap grows and compacts them; many growing typed arrays would fragment
  * native memory); settle sorts them in, once for a whole load.
  */
-export class Bucket {
-  private packed: Float64Array = EMPTY;
+export class Bucket implements ArenaTenant {
+  /** The region of the arena holding the packed lists (EMPTY_AT, 0: none, no lists). */
+  at = EMPTY_AT;
+  length = 0;
   /** Entries added since the last settle, each after its axis: bound-decided ones, full ones. */
   private waitPure: number[] | null = null;
   private waitFull: number[] | null = null;
-  /** The seed list's directory (seedDirectory). */
-  private seeds: Int32Array | null = null;
+  /** Where the seed list's directory (seedDirectory) follows the lists in the region; -1: none. */
+  private seedsAt = -1;
   size = 0;
 
   /**
@@ -137,6 +140,7 @@ export class Bucket {
    * seed). `implies`: IMPLIES_* bits of what the key decides for its rules.
    */
   constructor(
+    private readonly arena: Arena,
     readonly home: number,
     readonly key: string | number,
     readonly outer: string | number = -1,
@@ -193,7 +197,7 @@ export class Bucket {
     this.waitPure = null;
     this.waitFull = null;
     if (pure.length + full.length === 0) return;
-    const old = this.packed;
+    const old = this.region();
     const oldLists = old[0] as number;
     const { pureLen, fullLen, added, pureAt, fullAt } = SCRATCH;
     pureLen.fill(0);
@@ -268,18 +272,38 @@ export class Bucket {
     this.setPacked(d);
   }
 
-  /** Keeps the packed lists and indexes its seed list's parts. */
-  private setPacked(d: Float64Array): void {
-    this.packed = d;
-    this.seeds = null;
+  /** The packed lists (a copy-free view; an empty bucket's is its one 0, no lists). */
+  private region(): Float64Array {
+    return this.arena.data.subarray(this.at, this.at + Math.max(1, this.length));
+  }
+
+  /**
+   * Places the packed lists in the arena (none: frees the region), with the seed list's directory
+   * after them: in the same region, reading it costs no hop of its own.
+   */
+  private setPacked(d: Float64Array | null): void {
+    this.seedsAt = -1;
+    if (d === null) {
+      this.arena.free(this);
+      return;
+    }
+    let dir: Int32Array | null = null;
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H)
-      if (d[h] === AX_SEED)
-        this.seeds = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, d[h + 3] as number);
+      if (d[h] === AX_SEED) dir = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, d[h + 3] as number);
+    if (dir === null) {
+      this.arena.place(this, d);
+      return;
+    }
+    const region = new Float64Array(d.length + dir.length);
+    region.set(d);
+    region.set(dir, d.length);
+    this.seedsAt = d.length;
+    this.arena.place(this, region);
   }
 
   /** The number of lists here: reading it brings the packed lists' start into the cache. */
   touch(): number {
-    return this.packed[0] as number;
+    return this.arena.data[this.at] as number;
   }
 
   /**
@@ -288,16 +312,17 @@ export class Bucket {
    * index costs a conversion at every read of the scan.
    */
   collect(slots: RuleSlots, l: ListingFacts, out: MatchIds): void {
-    const d = this.packed;
-    const last = 1 + (d[0] as number) * H;
+    const d = this.arena.data;
+    const b = this.at;
+    const last = b + 1 + (d[b] as number) * H;
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
-    for (let h = 1; h < last; h += H) {
+    for (let h = b + 1; h < last; h += H) {
       const axis = d[h] as number;
-      const start = (d[h + 1] as number) | 0;
-      const split = (d[h + 2] as number) | 0;
-      const end = (d[h + 3] as number) | 0;
+      const start = b + ((d[h + 1] as number) | 0);
+      const split = b + ((d[h + 2] as number) | 0);
+      const end = b + ((d[h + 3] as number) | 0);
       if (axis === AX_SEED) {
-        this.collectSeed(slots, l, d, start, split, end, out);
+        this.collectSeed(slots, l, d, start, split, end, this.seedsAt < 0 ? -1 : b + this.seedsAt, out);
         continue;
       }
       collectPure(slots, axis, d, start, split, l, out);
@@ -308,7 +333,7 @@ export class Bucket {
     }
   }
 
-  /** The seed list (its parts from start to split to end): the runs of the listing's seed in both parts, each fully checked as its part is. */
+  /** The seed list (its parts from start to split to end, its directory at dir, -1: none): the runs of the listing's seed in both parts, each fully checked as its part is. */
   private collectSeed(
     slots: RuleSlots,
     l: ListingFacts,
@@ -316,18 +341,19 @@ export class Bucket {
     start: number,
     split: number,
     end: number,
+    dir: number,
     out: MatchIds,
   ): void {
     if (Number.isNaN(l.paintSeed)) return;
-    const [pureFrom, pureEnd] = seedRun(d, start, split, P, 0, l.paintSeed, this.seeds, 0);
+    const [pureFrom, pureEnd] = seedRun(d, start, split, P, 0, l.paintSeed, dir, 0);
     for (let o = pureFrom; o < pureEnd; o += P) pureHit(slots, d, o, l.price, l.float, l.kinds, out);
-    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, l.paintSeed, this.seeds, 1);
+    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, l.paintSeed, dir, 1);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis. */
   private unpack(): Parts {
-    const d = this.packed;
+    const d = this.region();
     const parts: Parts = new Array<[number[], number[]] | null>(AXES).fill(null);
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
       const start = d[h + 1] as number;
@@ -348,7 +374,7 @@ export class Bucket {
       size += part[0].length + part[1].length;
     }
     if (lists === 0) {
-      this.setPacked(EMPTY);
+      this.setPacked(null);
       return;
     }
     const d = new Float64Array(1 + lists * H + size);

@@ -8,6 +8,7 @@ import {
   type ListingFacts,
   type RuleFilters,
 } from "../ruleFilters.ts";
+import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
 import {
@@ -55,7 +56,8 @@ export interface MatcherIndex {
   ownerOf(ruleId: string | number): string | undefined;
   /**
    * Sorts and packs the rules added since the last match (match does it first when needed); a
-   * bulk load calls it to pay that cost, and free the room adding used, before the first listing.
+   * bulk load calls it to pay that cost, and free the room adding used, before the first listing
+   * (it also trims the arena's spare room, which a match's settle leaves for the next edits).
    */
   settle(): void;
 }
@@ -75,6 +77,12 @@ const HOME_BROAD = 7;
  * few in 100. Longer lists stay under def/paint so one rule does not sit in a hundred buckets.
  */
 const MAX_SEEDS_AS_KEY = 10;
+
+/**
+ * The arena's first size per rule of a known count: the bench's rules take 7.4 numbers each at
+ * 100,000 and 8.1 at a million (a fifth without an item), so a full load seldom grows it.
+ */
+const NUMBERS_PER_RULE = 9;
 
 /**
  * The most selective key of a rule: item name, else a short seed list, else def+paint, else
@@ -127,6 +135,7 @@ function impliesOf(home: number, key: string | number): number {
 export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } = {}): MatcherIndex {
   const fees = opts.fees ?? DEFAULT_FEES;
   const slots = new RuleSlots(opts.capacity ?? 0);
+  const arena = new Arena((opts.capacity ?? 0) * NUMBERS_PER_RULE);
   /** Per slot: the bucket it lives in, and its axis there. */
   const homes: Array<Bucket | null> = [];
   let axes = new Uint8Array(Math.max(16, opts.capacity ?? 0));
@@ -140,12 +149,12 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const byDef = new Map<number, Bucket>();
   const byPaint = new Map<number, Bucket>();
   /** Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). */
-  const bySeedOnly = new Bucket(HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1));
+  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1));
   /** Seed rules with a def index, by def index on the seed axis: a listing meets only its own weapon's. */
   const bySeedDef = new Map<number, Bucket>();
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
-  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)));
+  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)));
   let broadSize = 0;
 
   /** The bucket under `key`, created when missing. */
@@ -157,7 +166,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(home, key, outer, impliesOf(home, key));
+      bucket = new Bucket(arena, home, key, outer, impliesOf(home, key));
       map.set(key, bucket);
     }
     return bucket;
@@ -331,14 +340,19 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     if (bucket !== undefined) visit.push(bucket);
   }
 
-  function settle(): void {
+  function settleDirty(): void {
     for (const bucket of dirty) bucket.settle(slots);
     dirty = [];
   }
 
+  function settle(): void {
+    settleDirty();
+    arena.trim();
+  }
+
   function matchInto(listing: Listing, out: MatchIds): number {
     out.count = 0;
-    if (dirty.length > 0) settle();
+    if (dirty.length > 0) settleDirty();
     const facts = prepareListing(listing, fees);
     if (!facts.listed) return 0;
 
