@@ -33,7 +33,9 @@ describe("matcher arena", () => {
     const live = [...expected.values()].reduce((sum, d) => sum + d.length, 0);
     expect(arena.usage.live).toBe(live);
     // Disjoint regions: no two live tenants overlap.
-    const spans = [...expected.keys()].map((t) => [t.at, t.at + t.length] as const).sort((a, b) => a[0] - b[0]);
+    const spans = [...expected.keys()]
+      .map((t) => [t.at, t.at + t.length] as const)
+      .sort((a, b) => a[0] - b[0]);
     for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
     expect(spans[0]![0]).toBeGreaterThan(EMPTY_AT);
   });

@@ -57,9 +57,9 @@ describe("listing alerts pass", () => {
     await rules.loadAll();
     // The snipe pass ran before this: the rule was not armed then. Another process arms it, and
     // the sync between the passes (the engine's ensureRules) brings it into the armed index.
-    expect(await armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() })).toBe(
-      true,
-    );
+    expect(
+      await armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() }),
+    ).toBe(true);
     await rules.syncChanges();
     const { buyer, acted } = recordingBuyer();
     const deps: ListingAlertDeps = {

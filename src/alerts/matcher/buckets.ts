@@ -289,7 +289,8 @@ export class Bucket implements ArenaTenant {
     }
     let dir: Int32Array | null = null;
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H)
-      if (d[h] === AX_SEED) dir = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, d[h + 3] as number);
+      if (d[h] === AX_SEED)
+        dir = seedDirectory(d, d[h + 1] as number, d[h + 2] as number, d[h + 3] as number);
     if (dir === null) {
       this.arena.place(this, d);
       return;

@@ -154,7 +154,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const bySeedDef = new Map<number, Bucket>();
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
-  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)));
+  const broad = Array.from(
+    { length: 12 },
+    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)),
+  );
   let broadSize = 0;
 
   /** The bucket under `key`, created when missing. */
