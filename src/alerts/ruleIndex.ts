@@ -114,21 +114,15 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
       const fresh = createMatcherIndex({ capacity: before.count, fees });
       const freshArmed = new Map<string, ArmMode>();
       const freshArmedIndex = createMatcherIndex({ fees });
-      // One string per owner, not one per rule: the index interns owners by their string.
-      const owners = new Map<number, string>();
       // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {
         for (const row of batch) {
           // The common shape is checked without zod (the load's largest cost at a million rules).
           const filters = storedFiltersFast(row.filters) ?? parseStoredFilters(row, log);
           if (filters === undefined) continue;
-          let owner = owners.get(row.userId);
-          if (owner === undefined) {
-            owner = String(row.userId);
-            owners.set(row.userId, owner);
-          }
-          // The id as the number it is: the index keeps numeric ids as numbers anyway.
-          const rule = { id: row.id, userId: owner, filters };
+          // Ids and owners as the numbers they are: the index keys both by number, so a load
+          // makes no string per rule.
+          const rule = { id: row.id, userId: row.userId, filters };
           fresh.add(rule);
           if (!row.armMode) continue;
           freshArmed.set(String(row.id), row.armMode);

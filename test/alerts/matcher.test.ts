@@ -432,6 +432,23 @@ describe("matcher index maintenance", () => {
     ]);
   });
 
+  it("GIVEN owners given as numbers (as a load passes them) and as strings WHEN rules come and go THEN one owner is one owner, named by its string", () => {
+    const index = createMatcherIndex();
+    const name = "Falcon Rifle | Ember Tide (Pristine)";
+    index.add({ id: 1, userId: 7, filters: { item: name, max_price: 1_000_000 } });
+    index.add({ id: 2, userId: "7", filters: { item: name, max_price: 1_000_000 } });
+    index.add({ id: 3, userId: "007", filters: { item: name, max_price: 1_000_000 } });
+    expect([1, 2, 3].map((id) => index.ownerOf(id))).toEqual(["7", "7", "007"]);
+    // The owner's first rule goes; the second still names them (their entry is counted, not dropped).
+    index.remove(1);
+    expect(index.ownerOf(2)).toBe("7");
+    index.remove(2);
+    // Owner 7 is gone: their place is reused, and 7 coming back is 7 again, not its heir.
+    index.add({ id: 4, userId: 8, filters: { item: name, max_price: 1_000_000 } });
+    index.add({ id: 5, userId: 7, filters: { item: name, max_price: 1_000_000 } });
+    expect([3, 4, 5].map((id) => index.ownerOf(id))).toEqual(["007", "8", "7"]);
+  });
+
   it("GIVEN an unknown id WHEN removed THEN nothing changes and false is returned", () => {
     const index = createMatcherIndex();
     index.add(byName);

@@ -26,7 +26,8 @@ import {
 export interface MatcherRule {
   /** A number and its decimal string are the same rule. */
   id: string | number;
-  userId: string;
+  /** A number and its decimal string are the same owner (ownerOf gives the string). */
+  userId: string | number;
   filters: RuleFilters;
 }
 

@@ -32,7 +32,8 @@ export function linearScanMatch(
   const facts = prepareListing(listing, fees);
   const out: RuleRef[] = [];
   for (const rule of rules) {
-    if (matchesFacts(compiledOf(rule.filters), facts)) out.push({ id: String(rule.id), userId: rule.userId });
+    if (matchesFacts(compiledOf(rule.filters), facts))
+      out.push({ id: String(rule.id), userId: String(rule.userId) });
   }
   return out;
 }
@@ -43,7 +44,7 @@ export interface CompiledRule extends RuleRef {
 }
 
 export function compileRules(rules: readonly MatcherRule[]): CompiledRule[] {
-  return rules.map((r) => ({ id: String(r.id), userId: r.userId, c: compileFilters(r.filters) }));
+  return rules.map((r) => ({ id: String(r.id), userId: String(r.userId), c: compileFilters(r.filters) }));
 }
 
 /** The strongest linear baseline: precompiled rules, one predicate call each. */

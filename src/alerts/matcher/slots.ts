@@ -196,7 +196,7 @@ export class RuleSlots {
   /** Interned owner ids with a count of rules each; a user's entry goes with their last rule. */
   private readonly users: string[] = [];
   private readonly userRules: number[] = [];
-  private readonly userIndex = new Map<string, number>();
+  private readonly userIndex = new Map<string | number, number>();
   private readonly freeUsers: number[] = [];
 
   constructor(capacity: number) {
@@ -217,7 +217,7 @@ export class RuleSlots {
   }
 
   /** A free slot holding the rule's id, owner, lists and deal bounds; `entry` gets its E doubles. */
-  put(key: number | string, userId: string, c: CompiledFilters, entry: Float64Array): number {
+  put(key: number | string, userId: string | number, c: CompiledFilters, entry: Float64Array): number {
     const slot = this.newSlot();
     this.keys[slot] = key;
     this.mapId(key, slot + 1);
@@ -400,13 +400,19 @@ export class RuleSlots {
     else this.byOtherId.set(key, slotPlusOne - 1);
   }
 
-  private internUser(userId: string): number {
-    let u = this.userIndex.get(userId);
+  /**
+   * The owner's index, counting one more rule of theirs. Keyed as rule ids are (keyOf): a load
+   * passes database ids as numbers, and needs no string per rule to find its owner; the string
+   * ownerOf returns is made once per owner.
+   */
+  private internUser(userId: string | number): number {
+    const key = keyOf(userId);
+    let u = this.userIndex.get(key);
     if (u === undefined) {
       u = this.freeUsers.pop() ?? this.users.length;
-      this.users[u] = userId;
+      this.users[u] = String(userId);
       this.userRules[u] = 0;
-      this.userIndex.set(userId, u);
+      this.userIndex.set(key, u);
     }
     this.userRules[u] = (this.userRules[u] as number) + 1;
     return u;
@@ -416,7 +422,7 @@ export class RuleSlots {
     const left = (this.userRules[u] as number) - 1;
     this.userRules[u] = left;
     if (left > 0) return;
-    this.userIndex.delete(this.users[u] as string);
+    this.userIndex.delete(keyOf(this.users[u] as string));
     this.users[u] = "";
     this.freeUsers.push(u);
   }
