@@ -152,9 +152,10 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
 }
 
 /**
- * Appends the id of the bound-decided entry at o when the listing passes its price ceiling, float
- * range (NaN: none) and kind (`kinds`: the listing's ListingFacts.kinds): the scan already passed
- * its bound, so this decides it.
+ * Writes the id of the bound-decided entry at o to ids[count] and returns count + 1 when the
+ * listing passes its price ceiling, float range (NaN: none) and kind (`kinds`: the listing's
+ * ListingFacts.kinds), else returns count: the scan already passed its bound, so this decides it.
+ * The count is the caller's local, not a field read and written per entry.
  */
 export function pureHit(
   slots: RuleSlots,
@@ -163,22 +164,27 @@ export function pureHit(
   price: number,
   float: number,
   kinds: number,
-  out: MatchIds,
-): void {
-  if (price > (d[o + P_PRICE] as number)) return;
+  ids: Array<number | string>,
+  count: number,
+): number {
+  if (price > (d[o + P_PRICE] as number)) return count;
   const min = d[o + P_MIN_FLOAT] as number;
-  if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) return;
+  if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) return count;
   const code = d[o + P_ID] as number;
-  if ((code | 0) === code) {
-    // Every code of a database id: the kind is its low bits, the ref the rest (>> floors).
-    if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return;
-    const ref = code >> KIND_BITS;
-    out.add(ref >= 0 ? ref : slots.keyAt(-ref - 1));
-    return;
-  }
+  // Every code of a database id fits 32 bits: the kind is its low bits, the ref the rest.
+  if ((code | 0) !== code) return wideHit(slots, code, kinds, ids, count);
+  if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return count;
+  const ref = code >> KIND_BITS;
+  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
+  return count + 1;
+}
+
+/** pureHit's end for a code past 32 bits (an id from 2^27 on). */
+function wideHit(slots: RuleSlots, code: number, kinds: number, ids: Array<number | string>, count: number): number {
   const ref = Math.floor(code / KINDS);
-  if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return;
-  out.add(ref >= 0 ? ref : slots.keyAt(-ref - 1));
+  if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return count;
+  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
+  return count + 1;
 }
 
 /**
@@ -199,23 +205,29 @@ export function collectPure(
   const price = l.price;
   const float = l.float;
   const kinds = l.kinds;
+  const ids = out.ids;
+  let count = out.count;
   switch (axis) {
-    case AX_DISCOUNT:
-      for (; o < n && meetsDiscount(l.discount, d[o] as number); o += P)
-        pureHit(slots, d, o, price, float, kinds, out);
-      return;
+    case AX_DISCOUNT: {
+      const discount = l.discount;
+      for (; o < n && meetsDiscount(discount, d[o] as number); o += P)
+        count = pureHit(slots, d, o, price, float, kinds, ids, count);
+      break;
+    }
     case AX_PRICE:
-      for (; o < n && price <= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
-      return;
+      for (; o < n && price <= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
+      break;
     case AX_FLOAT_MAX:
-      for (; o < n && float <= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
-      return;
+      for (; o < n && float <= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
+      break;
     case AX_FLOAT_MIN:
-      for (; o < n && float >= (d[o] as number); o += P) pureHit(slots, d, o, price, float, kinds, out);
-      return;
+      for (; o < n && float >= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
+      break;
     default:
-      for (; o < n && passes(axis, d[o] as number, l); o += P) pureHit(slots, d, o, price, float, kinds, out);
+      for (; o < n && passes(axis, d[o] as number, l); o += P)
+        count = pureHit(slots, d, o, price, float, kinds, ids, count);
   }
+  out.count = count;
 }
 
 /** Where a scan of a list's full part (from o to n, integers) stops: the first rule whose bound the listing fails. */

@@ -347,7 +347,10 @@ export class Bucket implements ArenaTenant {
   ): void {
     if (Number.isNaN(l.paintSeed)) return;
     const [pureFrom, pureEnd] = seedRun(d, start, split, P, 0, l.paintSeed, dir, 0);
-    for (let o = pureFrom; o < pureEnd; o += P) pureHit(slots, d, o, l.price, l.float, l.kinds, out);
+    let count = out.count;
+    for (let o = pureFrom; o < pureEnd; o += P)
+      count = pureHit(slots, d, o, l.price, l.float, l.kinds, out.ids, count);
+    out.count = count;
     const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, l.paintSeed, dir, 1);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
