@@ -116,9 +116,14 @@ export function boundOf(slots: RuleSlots, axis: number, n: ArrayLike<number>, o:
   }
 }
 
-/** Whether a listing passes a bound on an axis: the same check as matchesFacts' for that filter. */
-function passes(axis: number, bound: number, l: ListingFacts): boolean {
+/**
+ * Whether a listing passes a bound on an axis: the same check as matchesFacts' for that filter.
+ * AX_NONE has no bound to fail.
+ */
+export function passes(axis: number, bound: number, l: ListingFacts): boolean {
   switch (axis) {
+    case AX_NONE:
+      return true;
     case AX_DISCOUNT:
       return meetsDiscount(l.discount, bound);
     case AX_FLOAT_MAX:

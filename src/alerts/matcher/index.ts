@@ -227,9 +227,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
 
   function takeOut(bucket: Bucket, slot: number): void {
     const axis = axes[slot] as number;
-    if (!bucket.remove(slot, slots.pureIdOf(slot), axis)) return;
+    if (!bucket.remove(slots, slot, slots.pureIdOf(slot), axis)) return;
     // On the seed axis a rule has one entry per seed in the same bucket.
-    if (axis === AX_SEED) while (bucket.remove(slot, slots.pureIdOf(slot), axis));
+    if (axis === AX_SEED) while (bucket.remove(slots, slot, slots.pureIdOf(slot), axis));
     if (bucket.home === HOME_BROAD) broadSize--;
     dropIfEmpty(bucket);
   }
