@@ -3,6 +3,7 @@ import { DEAL_BOUND_IS_MAX, meetsDealBound } from "../dealFilters.ts";
 import { meetsDiscount, type ListingFacts } from "../ruleFilters.ts";
 import {
   E,
+  E_SLOT,
   E_BITS,
   E_DEAL_K1,
   E_DEAL_K2,
@@ -26,17 +27,33 @@ export const IMPLIES_DEF = 1;
 export const IMPLIES_PAINT = 2;
 
 /**
- * A bound-decided entry: its bound on the axis, its price ceiling (Infinity: none), its float range
- * (NaN, NaN: no float filter), then its id and kind: KINDS * ref + kind, where ref is a numeric id
- * or -(slot + 1) for another, and kind the rule's type and category (slots.ts' kindOf). A price
- * ceiling, a float range, a listing type and a category are the commonest filters beside the axis'
- * bound; checked inline, they cost a few comparisons and no read outside the list.
+ * A bound-decided entry, as it waits to be settled (buckets.ts): its bound on the axis, its price
+ * ceiling (Infinity: none), its float range (NaN, NaN: no float filter), then its id and kind:
+ * KINDS * ref + kind, where ref is a numeric id or -(slot + 1) for another, and kind the rule's
+ * type and category (slots.ts' kindOf). A price ceiling, a float range, a listing type and a
+ * category are the commonest filters beside the axis' bound; checked inline, they cost a few
+ * comparisons and no read outside the list.
  */
 export const P = 5;
 const P_PRICE = 1;
-const P_MIN_FLOAT = 2;
+export const P_MIN_FLOAT = 2;
 const P_MAX_FLOAT = 3;
 export const P_ID = 4;
+/**
+ * Settled, a list keeps its bound-decided entries in two parts: those with a float range as above
+ * (PART_FLOAT), and the two thirds without one as bound, price ceiling, code (PART_PLAIN, 3
+ * numbers): a scan is bound by memory at a million rules, and the NaNs were a third of it.
+ */
+export const PART_PLAIN = 0;
+export const PART_FLOAT = 1;
+export const PART_FULL = 2;
+export const PARTS = 3;
+/** Numbers per entry of each part, and where each part's entries hold their id. */
+export const PN = 3;
+const PN_PRICE = 1;
+const PN_ID = 2;
+export const STRIDES: readonly number[] = [PN, P, E];
+export const ID_AT: readonly number[] = [PN_ID, P_ID, E_SLOT];
 /** Kinds (type + 4 * category) a P_ID number holds below its ref. */
 const KIND_BITS = 4;
 export const KINDS = 1 << KIND_BITS;
@@ -157,12 +174,35 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
 }
 
 /**
- * Writes the id of the bound-decided entry at o to ids[count] and returns count + 1 when the
- * listing passes its price ceiling, float range (NaN: none) and kind (`kinds`: the listing's
- * ListingFacts.kinds), else returns count: the scan already passed its bound, so this decides it.
- * The count is the caller's local, not a field read and written per entry.
+ * Writes the id of a code (P_ID's form) to ids[count] and returns count + 1 when the listing's
+ * `kinds` (ListingFacts.kinds) has the code's kind, else returns count: the last check of a
+ * bound-decided entry. The count is the caller's local, not a field read and written per entry.
  */
-export function pureHit(
+function codeHit(
+  slots: RuleSlots,
+  code: number,
+  kinds: number,
+  ids: Array<number | string>,
+  count: number,
+): number {
+  let ref: number;
+  if ((code | 0) === code) {
+    // Every code of a database id: the kind is its low bits, the ref the rest (>> floors).
+    if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return count;
+    ref = code >> KIND_BITS;
+  } else {
+    ref = Math.floor(code / KINDS);
+    if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return count;
+  }
+  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
+  return count + 1;
+}
+
+/**
+ * codeHit for the bound-decided entry at o (PART_FLOAT's form) when the listing passes its price
+ * ceiling and float range: the scan already passed its bound, so this decides it.
+ */
+export function floatHit(
   slots: RuleSlots,
   d: Float64Array,
   o: number,
@@ -173,34 +213,33 @@ export function pureHit(
   count: number,
 ): number {
   if (price > (d[o + P_PRICE] as number)) return count;
-  const min = d[o + P_MIN_FLOAT] as number;
-  if (min === min && !(float >= min && float <= (d[o + P_MAX_FLOAT] as number))) return count;
-  const code = d[o + P_ID] as number;
-  // Every code of a database id fits 32 bits: the kind is its low bits, the ref the rest.
-  if ((code | 0) !== code) return wideHit(slots, code, kinds, ids, count);
-  if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return count;
-  const ref = code >> KIND_BITS;
-  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
-  return count + 1;
+  if (!(float >= (d[o + P_MIN_FLOAT] as number) && float <= (d[o + P_MAX_FLOAT] as number))) return count;
+  return codeHit(slots, d[o + P_ID] as number, kinds, ids, count);
 }
 
-/** pureHit's end for a code past 32 bits (an id from 2^27 on). */
-function wideHit(slots: RuleSlots, code: number, kinds: number, ids: Array<number | string>, count: number): number {
-  const ref = Math.floor(code / KINDS);
-  if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return count;
-  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
-  return count + 1;
+/** floatHit for an entry of PART_PLAIN's form (no float range). */
+export function plainHit(
+  slots: RuleSlots,
+  d: Float64Array,
+  o: number,
+  price: number,
+  kinds: number,
+  ids: Array<number | string>,
+  count: number,
+): number {
+  if (price > (d[o + PN_PRICE] as number)) return count;
+  return codeHit(slots, d[o + PN_ID] as number, kinds, ids, count);
 }
 
 /**
- * Appends the ids of a list's bound-decided entries (from o to n, integers) that the listing
- * satisfies: one pass that stops at the first bound the listing fails, deciding each entry on the
- * way. One loop per kind of bound, each reading its bound straight from the list: this is the hot
- * path.
+ * Appends the ids of one part (PART_PLAIN or PART_FLOAT, from o to n, integers) of a list's
+ * bound-decided entries that the listing satisfies: one pass that stops at the first bound the
+ * listing fails, deciding each entry on the way. This is the hot path.
  */
 export function collectPure(
   slots: RuleSlots,
   axis: number,
+  part: number,
   d: Float64Array,
   o: number,
   n: number,
@@ -208,29 +247,46 @@ export function collectPure(
   out: MatchIds,
 ): void {
   const price = l.price;
-  const float = l.float;
   const kinds = l.kinds;
   const ids = out.ids;
   let count = out.count;
-  switch (axis) {
-    case AX_DISCOUNT: {
-      const discount = l.discount;
-      for (; o < n && meetsDiscount(discount, d[o] as number); o += P)
-        count = pureHit(slots, d, o, price, float, kinds, ids, count);
-      break;
+  if (part === PART_PLAIN) {
+    switch (axis) {
+      case AX_DISCOUNT: {
+        const discount = l.discount;
+        for (; o < n && meetsDiscount(discount, d[o] as number); o += PN)
+          count = plainHit(slots, d, o, price, kinds, ids, count);
+        break;
+      }
+      case AX_PRICE:
+        for (; o < n && price <= (d[o] as number); o += PN)
+          count = plainHit(slots, d, o, price, kinds, ids, count);
+        break;
+      default:
+        for (; o < n && passes(axis, d[o] as number, l); o += PN)
+          count = plainHit(slots, d, o, price, kinds, ids, count);
     }
-    case AX_PRICE:
-      for (; o < n && price <= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
-      break;
-    case AX_FLOAT_MAX:
-      for (; o < n && float <= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
-      break;
-    case AX_FLOAT_MIN:
-      for (; o < n && float >= (d[o] as number); o += P) count = pureHit(slots, d, o, price, float, kinds, ids, count);
-      break;
-    default:
-      for (; o < n && passes(axis, d[o] as number, l); o += P)
-        count = pureHit(slots, d, o, price, float, kinds, ids, count);
+  } else {
+    const float = l.float;
+    switch (axis) {
+      case AX_DISCOUNT: {
+        const discount = l.discount;
+        for (; o < n && meetsDiscount(discount, d[o] as number); o += P)
+          count = floatHit(slots, d, o, price, float, kinds, ids, count);
+        break;
+      }
+      case AX_PRICE:
+        for (; o < n && price <= (d[o] as number); o += P)
+          count = floatHit(slots, d, o, price, float, kinds, ids, count);
+        break;
+      case AX_FLOAT_MAX:
+        for (; o < n && float <= (d[o] as number); o += P)
+          count = floatHit(slots, d, o, price, float, kinds, ids, count);
+        break;
+      default:
+        for (; o < n && passes(axis, d[o] as number, l); o += P)
+          count = floatHit(slots, d, o, price, float, kinds, ids, count);
+    }
   }
   out.count = count;
 }
@@ -271,46 +327,47 @@ const DIRECTORY_FROM = 16;
 const PER_CELL = 2;
 
 /**
- * A seed list's directory, for both its parts at once (bound-decided entries from `start` to
- * `split`, P numbers each, their seed first; full ones from `split` to `end`, E numbers each, their
- * seed at E_KEY): the lowest seed, the width of a cell in seeds, the number of cells, then per
- * cell boundary the index of the first entry of each part whose seed is at least the cell's
- * first. Null for short lists. A listing's seed names its cell, and the cell's numbers bound its
- * run in each part: one read where bisecting a list of thousands reads a dozen places far apart,
- * each one a cache miss at a million rules.
+ * A seed list's directory, for all its parts at once (`bounds`: where each part starts, then where
+ * the last ends; STRIDES' numbers an entry; the seed first, or at E_KEY in the full part): the
+ * lowest seed, the width of a cell in seeds, the number of cells, then per cell boundary the index
+ * of the first entry of each part whose seed is at least the cell's first. Null for short lists. A
+ * listing's seed names its cell, and the cell's numbers bound its run in each part: one read where
+ * bisecting a list of thousands reads a dozen places far apart, each one a cache miss at a million
+ * rules.
  */
-export function seedDirectory(
-  list: Float64Array,
-  start: number,
-  split: number,
-  end: number,
-): Int32Array | null {
-  const pure = (split - start) / P;
-  const full = (end - split) / E;
-  if (pure + full < DIRECTORY_FROM) return null;
-  const min = Math.min(
-    pure > 0 ? (list[start] as number) : Infinity,
-    full > 0 ? (list[split + E_KEY] as number) : Infinity,
+export function seedDirectory(list: Float64Array, bounds: readonly number[]): Int32Array | null {
+  const seedAt = (part: number, i: number) =>
+    list[
+      (bounds[part] as number) + i * (STRIDES[part] as number) + (part === PART_FULL ? E_KEY : 0)
+    ] as number;
+  const counts = STRIDES.map(
+    (stride, part) => ((bounds[part + 1] as number) - (bounds[part] as number)) / stride,
   );
-  const max = Math.max(
-    pure > 0 ? (list[split - P] as number) : -Infinity,
-    full > 0 ? (list[end - E + E_KEY] as number) : -Infinity,
-  );
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total < DIRECTORY_FROM) return null;
+  let min = Infinity;
+  let max = -Infinity;
+  counts.forEach((count, part) => {
+    if (count === 0) return;
+    min = Math.min(min, seedAt(part, 0));
+    max = Math.max(max, seedAt(part, count - 1));
+  });
   const span = max - min + 1;
-  const width = Math.max(1, Math.ceil(span / Math.ceil((pure + full) / PER_CELL)));
+  const width = Math.max(1, Math.ceil(span / Math.ceil(total / PER_CELL)));
   const cells = Math.ceil(span / width);
-  const dir = new Int32Array(3 + 2 * (cells + 1));
+  const dir = new Int32Array(3 + PARTS * (cells + 1));
   dir[0] = min;
   dir[1] = width;
   dir[2] = cells;
-  let p = 0;
-  let f = 0;
+  const next = [0, 0, 0];
   for (let c = 0; c <= cells; c++) {
     const first = min + c * width;
-    while (p < pure && (list[start + p * P] as number) < first) p++;
-    while (f < full && (list[split + f * E + E_KEY] as number) < first) f++;
-    dir[3 + 2 * c] = p;
-    dir[4 + 2 * c] = f;
+    for (let part = 0; part < PARTS; part++) {
+      let i = next[part] as number;
+      while (i < (counts[part] as number) && seedAt(part, i) < first) i++;
+      next[part] = i;
+      dir[3 + PARTS * c + part] = i;
+    }
   }
   return dir;
 }
@@ -319,7 +376,7 @@ export function seedDirectory(
  * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
  * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
  * `dir`: where the list's seedDirectory sits in `list` (-1: none), which narrows the search to the
- * seed's cell; `part`: 0 for the bound-decided part, 1 for the full one.
+ * seed's cell; `part`: which part (PART_*).
  */
 export function seedRun(
   list: Float64Array,
@@ -337,8 +394,8 @@ export function seedRun(
     const cell = Math.floor((seed - (list[dir] as number)) / (list[dir + 1] as number));
     // Below the lowest seed, above the highest or NaN: no run.
     if (!(cell >= 0 && cell < (list[dir + 2] as number))) return [o, o];
-    lo = (list[dir + 3 + 2 * cell + part] as number) | 0;
-    hi = (list[dir + 5 + 2 * cell + part] as number) | 0;
+    lo = (list[dir + 3 + PARTS * cell + part] as number) | 0;
+    hi = (list[dir + 3 + PARTS * (cell + 1) + part] as number) | 0;
   }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

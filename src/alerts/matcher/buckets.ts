@@ -6,15 +6,24 @@ import {
   boundOf,
   collectPure,
   decidedByBound,
+  floatHit,
+  ID_AT,
   isMaxAxis,
   KINDS,
   P,
   P_ID,
+  P_MIN_FLOAT,
+  PART_FLOAT,
+  PART_FULL,
+  PART_PLAIN,
+  PARTS,
   passes,
-  pureHit,
+  plainHit,
+  PN,
   scanFull,
   seedDirectory,
   seedRun,
+  STRIDES,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
@@ -51,15 +60,16 @@ function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: numb
 const WP = P + 1;
 const WE = E + 1;
 
-/** Sorts the entries (`stride` numbers each) of d between `from` and `to` in their axis' order, in place. */
+/** Sorts the entries of one part (PART_*) of d between `from` and `to` in their axis' order, in place. */
 function sortSegment(
   slots: RuleSlots,
   axis: number,
   d: Float64Array,
   from: number,
   to: number,
-  stride: number,
+  part: number,
 ): void {
+  const stride = STRIDES[part] as number;
   const count = (to - from) / stride;
   if (axis === AX_NONE || count < 2) return;
   const sign = isMaxAxis(axis) ? -1 : 1;
@@ -68,7 +78,8 @@ function sortSegment(
   for (let i = 0; i < count; i++) {
     order[i] = i;
     const o = from + i * stride;
-    bounds[i] = sign * (stride === P ? (d[o] as number) : boundOf(slots, axis, d, o));
+    // A bound-decided entry's bound comes first.
+    bounds[i] = sign * (part === PART_FULL ? boundOf(slots, axis, d, o) : (d[o] as number));
   }
   order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
   const copy = d.slice(from, to);
@@ -101,30 +112,46 @@ function takeOut(
   return false;
 }
 
-/** settle's per-axis counts and cursors, reused (settle runs synchronously, once per bucket in a load). */
+/** settle's lengths and cursors per axis and part (axis * PARTS + part), reused (settle runs synchronously). */
 const SCRATCH = {
-  pureLen: new Int32Array(AXES),
-  fullLen: new Int32Array(AXES),
+  len: new Int32Array(AXES * PARTS),
+  at: new Int32Array(AXES * PARTS),
   added: new Uint8Array(AXES),
-  pureAt: new Int32Array(AXES),
-  fullAt: new Int32Array(AXES),
 };
 /**
- * A packed bucket's header: the list count, then per list (H numbers) its axis, start, split, end,
- * and the bound of the first entry of each part (NaN: none). A list's first entry is its loosest:
- * a listing that fails it meets nothing in that part, and most listings fail most lists at the
- * first entry, so deciding that from the header saves reading each list's start (a cache miss at
- * a million rules: ten a listing).
+ * A packed bucket's header: the list count, then per list (H numbers) its axis, where each of its
+ * parts (PART_*) starts, where the last one ends, and the bound of each part's first entry (NaN:
+ * none). A list's first entry is its loosest: a listing that fails it meets nothing in that part,
+ * and most listings fail most lists at the first entry, so deciding that from the header saves
+ * reading each list's start (a cache miss at a million rules: ten a listing).
  */
-const H = 6;
+const H = 2 + 2 * PARTS;
+/** Where a list's first bounds start in its header. */
+const FIRST = 2 + PARTS;
 
-/** A bucket's lists by axis: its bound-decided part and its full part (plain arrays, in order). */
-type Parts = Array<[number[], number[]] | null>;
+/** A bucket's lists by axis, each as its parts (PART_*: plain arrays, in order). */
+type Parts = Array<number[][] | null>;
+
+/** The part a waiting bound-decided entry (at o, after its axis) settles into. */
+const partOf = (wait: readonly number[], o: number): number =>
+  Number.isNaN(wait[o + 1 + P_MIN_FLOAT]) ? PART_PLAIN : PART_FLOAT;
+
+/** Copies a waiting bound-decided entry (at o, after its axis) into d at `to` in its part's form. */
+function settlePure(wait: readonly number[], o: number, part: number, d: Float64Array, to: number): void {
+  if (part === PART_FLOAT) {
+    for (let k = 0; k < P; k++) d[to + k] = wait[o + 1 + k] as number;
+    return;
+  }
+  // PART_PLAIN: bound, price ceiling, code.
+  d[to] = wait[o + 1] as number;
+  d[to + 1] = wait[o + 2] as number;
+  d[to + 2] = wait[o + 1 + P_ID] as number;
+}
 
 /**
  * Rules sharing an index key, one list per axis. A list holds first the rules its bound decides
- * (P numbers each: no read outside the list to check them), then the others (E numbers each,
- * slots.ts), each part in the axis' order. All of a bucket's lists sit in one region of the index's
+ * (no read outside the list to check them; without a float range, PART_PLAIN, then with one,
+ * PART_FLOAT: axes.ts), then the others (E numbers each, slots.ts), each part in the axis' order. All of a bucket's lists sit in one region of the index's
  * arena behind a small header, exactly as long as they need: a listing's visit reads one region
  * from its start, rather than chasing an array of lists and a list per axis. Offsets in the header
  * are from the region's start (compaction moves regions). Rules added since the last match wait
@@ -185,7 +212,18 @@ export class Bucket implements ArenaTenant {
     const parts = this.unpack();
     const list = parts[axis];
     if (list === null || list === undefined) return false;
-    if (!takeOut(list[0], P, P_ID, KINDS, pureId) && !takeOut(list[1], E, E_SLOT, 1, slot)) return false;
+    let found = false;
+    for (let part = 0; part < PARTS && !found; part++) {
+      const full = part === PART_FULL;
+      found = takeOut(
+        list[part],
+        STRIDES[part] as number,
+        ID_AT[part] as number,
+        full ? 1 : KINDS,
+        full ? slot : pureId,
+      );
+    }
+    if (!found) return false;
     // Still in order: packing copies each part as it is.
     this.pack(slots, parts);
     this.size--;
@@ -194,8 +232,8 @@ export class Bucket implements ArenaTenant {
 
   /**
    * Sorts the waiting entries in, straight into a new packed array exactly as long as its lists:
-   * each axis' part is the packed one followed by the waiting ones, sorted again only when some
-   * came in. A load settles each bucket once, so this is its one copy of every entry.
+   * each part of each axis is the packed one followed by the waiting ones, sorted again only when
+   * some came in. A load settles each bucket once, so this is its one copy of every entry.
    */
   settle(slots: RuleSlots): void {
     const pure = this.waitPure ?? [];
@@ -206,77 +244,90 @@ export class Bucket implements ArenaTenant {
     if (pure.length + full.length === 0) return;
     const old = this.region();
     const oldLists = old[0] as number;
-    const { pureLen, fullLen, added, pureAt, fullAt } = SCRATCH;
-    pureLen.fill(0);
-    fullLen.fill(0);
+    const { len, at, added } = SCRATCH;
+    len.fill(0);
     added.fill(0);
     for (let h = 1; h < 1 + oldLists * H; h += H) {
       const axis = old[h] as number;
-      pureLen[axis] = (old[h + 2] as number) - (old[h + 1] as number);
-      fullLen[axis] = (old[h + 3] as number) - (old[h + 2] as number);
+      for (let part = 0; part < PARTS; part++)
+        len[axis * PARTS + part] = (old[h + 2 + part] as number) - (old[h + 1 + part] as number);
     }
     for (let o = 0; o < pure.length; o += WP) {
       const axis = pure[o] as number;
-      pureLen[axis] = (pureLen[axis] as number) + P;
+      const part = partOf(pure, o);
+      len[axis * PARTS + part] = (len[axis * PARTS + part] as number) + (STRIDES[part] as number);
       added[axis] = 1;
     }
     for (let o = 0; o < full.length; o += WE) {
       const axis = full[o] as number;
-      fullLen[axis] = (fullLen[axis] as number) + E;
+      len[axis * PARTS + PART_FULL] = (len[axis * PARTS + PART_FULL] as number) + E;
       added[axis] = 1;
     }
+    const d = this.layOut(len);
+    // Each part: its packed entries, then its waiting ones (sorted below when any came in).
+    for (let oh = 1; oh < 1 + oldLists * H; oh += H) {
+      const axis = old[oh] as number;
+      for (let part = 0; part < PARTS; part++) {
+        const from = old[oh + 1 + part] as number;
+        const to = old[oh + 2 + part] as number;
+        const k = axis * PARTS + part;
+        d.set(old.subarray(from, to), at[k] as number);
+        at[k] = (at[k] as number) + to - from;
+      }
+    }
+    for (let o = 0; o < pure.length; o += WP) {
+      const part = partOf(pure, o);
+      const k = (pure[o] as number) * PARTS + part;
+      settlePure(pure, o, part, d, at[k] as number);
+      at[k] = (at[k] as number) + (STRIDES[part] as number);
+    }
+    for (let o = 0; o < full.length; o += WE) {
+      const k = (full[o] as number) * PARTS + PART_FULL;
+      const to = at[k] as number;
+      for (let i = 0; i < E; i++) d[to + i] = full[o + 1 + i] as number;
+      at[k] = to + E;
+    }
+    for (let sh = 1; sh < 1 + (d[0] as number) * H; sh += H) {
+      const axis = d[sh] as number;
+      if (added[axis] === 0) continue;
+      for (let part = 0; part < PARTS; part++)
+        sortSegment(slots, axis, d, d[sh + 1 + part] as number, d[sh + 2 + part] as number, part);
+    }
+    this.setPacked(slots, d);
+  }
+
+  /**
+   * A new packed array for lists of the given lengths (`len`, by axis * PARTS + part), its header
+   * written, and SCRATCH.at set to where each part starts.
+   */
+  private layOut(len: Int32Array): Float64Array {
     let lists = 0;
     let size = 0;
     for (let axis = 0; axis < AXES; axis++) {
-      const n = (pureLen[axis] as number) + (fullLen[axis] as number);
+      let n = 0;
+      for (let part = 0; part < PARTS; part++) n += len[axis * PARTS + part] as number;
       if (n === 0) continue;
       lists++;
       size += n;
     }
     const d = new Float64Array(1 + lists * H + size);
     d[0] = lists;
-    // Per axis, where its next pure and full entry go.
     let h = 1;
-    let at = 1 + lists * H;
+    let cursor = 1 + lists * H;
     for (let axis = 0; axis < AXES; axis++) {
-      const p = pureLen[axis] as number;
-      const f = fullLen[axis] as number;
-      if (p + f === 0) continue;
+      let n = 0;
+      for (let part = 0; part < PARTS; part++) n += len[axis * PARTS + part] as number;
+      if (n === 0) continue;
       d[h] = axis;
-      d[h + 1] = at;
-      d[h + 2] = at + p;
-      d[h + 3] = at + p + f;
-      pureAt[axis] = at;
-      fullAt[axis] = at + p;
-      at += p + f;
+      for (let part = 0; part < PARTS; part++) {
+        d[h + 1 + part] = cursor;
+        SCRATCH.at[axis * PARTS + part] = cursor;
+        cursor += len[axis * PARTS + part] as number;
+      }
+      d[h + 1 + PARTS] = cursor;
       h += H;
     }
-    for (let oh = 1; oh < 1 + oldLists * H; oh += H) {
-      const axis = old[oh] as number;
-      d.set(old.subarray(old[oh + 1] as number, old[oh + 2] as number), pureAt[axis]);
-      pureAt[axis] = (pureAt[axis] as number) + (old[oh + 2] as number) - (old[oh + 1] as number);
-      d.set(old.subarray(old[oh + 2] as number, old[oh + 3] as number), fullAt[axis]);
-      fullAt[axis] = (fullAt[axis] as number) + (old[oh + 3] as number) - (old[oh + 2] as number);
-    }
-    for (let o = 0; o < pure.length; o += WP) {
-      const axis = pure[o] as number;
-      const to = pureAt[axis] as number;
-      for (let k = 0; k < P; k++) d[to + k] = pure[o + 1 + k] as number;
-      pureAt[axis] = to + P;
-    }
-    for (let o = 0; o < full.length; o += WE) {
-      const axis = full[o] as number;
-      const to = fullAt[axis] as number;
-      for (let k = 0; k < E; k++) d[to + k] = full[o + 1 + k] as number;
-      fullAt[axis] = to + E;
-    }
-    for (let sh = 1; sh < 1 + lists * H; sh += H) {
-      const axis = d[sh] as number;
-      if (added[axis] === 0) continue;
-      sortSegment(slots, axis, d, d[sh + 1] as number, d[sh + 2] as number, P);
-      sortSegment(slots, axis, d, d[sh + 2] as number, d[sh + 3] as number, E);
-    }
-    this.setPacked(slots, d);
+    return d;
   }
 
   /** The packed lists (a copy-free view; an empty bucket's is its one 0, no lists). */
@@ -297,12 +348,17 @@ export class Bucket implements ArenaTenant {
     let dir: Int32Array | null = null;
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
       const axis = d[h] as number;
-      const start = d[h + 1] as number;
-      const split = d[h + 2] as number;
-      const end = d[h + 3] as number;
-      d[h + 4] = split > start ? (d[start] as number) : NaN;
-      d[h + 5] = end > split && axis !== AX_NONE && axis !== AX_SEED ? boundOf(slots, axis, d, split) : NaN;
-      if (axis === AX_SEED) dir = seedDirectory(d, start, split, end);
+      for (let part = 0; part < PARTS; part++) {
+        const start = d[h + 1 + part] as number;
+        const empty = (d[h + 2 + part] as number) === start || axis === AX_SEED || axis === AX_NONE;
+        // A bound-decided entry's bound comes first; a full one's is read as its axis reads it.
+        d[h + FIRST + part] = empty
+          ? NaN
+          : part === PART_FULL
+            ? boundOf(slots, axis, d, start)
+            : (d[start] as number);
+      }
+      if (axis === AX_SEED) dir = seedDirectory(d, Array.from(d.subarray(h + 1, h + 2 + PARTS)));
     }
     if (dir === null) {
       this.arena.place(this, d);
@@ -332,16 +388,21 @@ export class Bucket implements ArenaTenant {
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
     for (let h = b + 1; h < last; h += H) {
       const axis = d[h] as number;
-      const start = b + ((d[h + 1] as number) | 0);
-      const split = b + ((d[h + 2] as number) | 0);
-      const end = b + ((d[h + 3] as number) | 0);
+      const plain = b + ((d[h + 1] as number) | 0);
+      const float = b + ((d[h + 2] as number) | 0);
+      const split = b + ((d[h + 3] as number) | 0);
+      const end = b + ((d[h + 4] as number) | 0);
       if (axis === AX_SEED) {
-        this.collectSeed(slots, l, d, start, split, end, this.seedsAt < 0 ? -1 : b + this.seedsAt, out);
+        this.collectSeed(slots, l, d, h, b, out);
         continue;
       }
-      // A part is read only when the listing passes its first (loosest) bound, from the header.
-      if (split > start && passes(axis, d[h + 4] as number, l)) collectPure(slots, axis, d, start, split, l, out);
-      if (end === split || !passes(axis, d[h + 5] as number, l)) continue;
+      // A part is read only when the listing passes its first (loosest) bound, from the header
+      // (AX_NONE has none: every one of its full entries is checked).
+      if (float > plain && passes(axis, d[h + FIRST] as number, l))
+        collectPure(slots, axis, PART_PLAIN, d, plain, float, l, out);
+      if (split > float && passes(axis, d[h + FIRST + 1] as number, l))
+        collectPure(slots, axis, PART_FLOAT, d, float, split, l, out);
+      if (end === split || (axis !== AX_NONE && !passes(axis, d[h + FIRST + 2] as number, l))) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const stop = scanFull(slots, axis, d, split, end, l);
@@ -349,71 +410,64 @@ export class Bucket implements ArenaTenant {
     }
   }
 
-  /** The seed list (its parts from start to split to end, its directory at dir, -1: none): the runs of the listing's seed in both parts, each fully checked as its part is. */
+  /** The seed list (its header at h, its region at b): the runs of the listing's seed in each part, each checked as its part is. */
   private collectSeed(
     slots: RuleSlots,
     l: ListingFacts,
     d: Float64Array,
-    start: number,
-    split: number,
-    end: number,
-    dir: number,
+    h: number,
+    b: number,
     out: MatchIds,
   ): void {
-    if (Number.isNaN(l.paintSeed)) return;
-    const [pureFrom, pureEnd] = seedRun(d, start, split, P, 0, l.paintSeed, dir, 0);
+    const seed = l.paintSeed;
+    if (Number.isNaN(seed)) return;
+    const dir = this.seedsAt < 0 ? -1 : b + this.seedsAt;
+    const plain = b + ((d[h + 1] as number) | 0);
+    const float = b + ((d[h + 2] as number) | 0);
+    const split = b + ((d[h + 3] as number) | 0);
+    const end = b + ((d[h + 4] as number) | 0);
+    const ids = out.ids;
     let count = out.count;
-    for (let o = pureFrom; o < pureEnd; o += P)
-      count = pureHit(slots, d, o, l.price, l.float, l.kinds, out.ids, count);
+    const [plainFrom, plainEnd] = seedRun(d, plain, float, PN, 0, seed, dir, PART_PLAIN);
+    for (let o = plainFrom; o < plainEnd; o += PN)
+      count = plainHit(slots, d, o, l.price, l.kinds, ids, count);
+    const [floatFrom, floatEnd] = seedRun(d, float, split, P, 0, seed, dir, PART_FLOAT);
+    for (let o = floatFrom; o < floatEnd; o += P)
+      count = floatHit(slots, d, o, l.price, l.float, l.kinds, ids, count);
     out.count = count;
-    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, l.paintSeed, dir, 1);
+    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, seed, dir, PART_FULL);
     for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 
-  /** The packed lists as plain arrays, by axis. */
+  /** The packed lists as plain arrays, by axis and part. */
   private unpack(): Parts {
     const d = this.region();
-    const parts: Parts = new Array<[number[], number[]] | null>(AXES).fill(null);
+    const parts: Parts = new Array<number[][] | null>(AXES).fill(null);
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
-      const start = d[h + 1] as number;
-      const split = d[h + 2] as number;
-      const end = d[h + 3] as number;
-      parts[d[h] as number] = [Array.from(d.subarray(start, split)), Array.from(d.subarray(split, end))];
+      const list: number[][] = [];
+      for (let part = 0; part < PARTS; part++)
+        list.push(Array.from(d.subarray(d[h + 1 + part] as number, d[h + 2 + part] as number)));
+      parts[d[h] as number] = list;
     }
     return parts;
   }
 
   /** Packs the lists as they are (each part already in its axis' order). */
   private pack(slots: RuleSlots, parts: Parts): void {
-    let lists = 0;
-    let size = 0;
-    for (const part of parts) {
-      if (part === null || part[0].length + part[1].length === 0) continue;
-      lists++;
-      size += part[0].length + part[1].length;
-    }
-    if (lists === 0) {
+    const { len, at } = SCRATCH;
+    len.fill(0);
+    parts.forEach((list, axis) => list?.forEach((part, p) => (len[axis * PARTS + p] = part.length)));
+    const d = this.layOut(len);
+    if (d[0] === 0) {
       this.setPacked(slots, null);
       return;
     }
-    const d = new Float64Array(1 + lists * H + size);
-    d[0] = lists;
-    let h = 1;
-    let at = 1 + lists * H;
-    for (let axis = 0; axis < AXES; axis++) {
-      const part = parts[axis];
-      if (part === null || part === undefined || part[0].length + part[1].length === 0) continue;
-      const [pure, full] = part;
-      d[h] = axis;
-      d[h + 1] = at;
-      d.set(pure, at);
-      at += pure.length;
-      d[h + 2] = at;
-      d.set(full, at);
-      at += full.length;
-      d[h + 3] = at;
-      h += H;
-    }
+    // An emptied part has no place (layOut skips a list with nothing left).
+    parts.forEach((list, axis) =>
+      list?.forEach((part, p) => {
+        if (part.length > 0) d.set(part, at[axis * PARTS + p] as number);
+      }),
+    );
     this.setPacked(slots, d);
   }
 }
