@@ -373,10 +373,21 @@ export function seedDirectory(list: Float64Array, bounds: readonly number[]): In
 }
 
 /**
- * The run of entries filed under `seed` in a seed list's part (from o to n, `stride` numbers an
- * entry, its seed at `at`), sorted ascending: [first, end) offsets, empty when none (or NaN).
- * `dir`: where the list's seedDirectory sits in `list` (-1: none), which narrows the search to the
- * seed's cell; `part`: which part (PART_*).
+ * A seed list's directory cell for `seed` (dir: where the directory sits in `list`): -1 when the
+ * seed is below the lowest, above the highest or NaN (no part has a run), else the cell, whose
+ * numbers bound the seed's run in every part (seedRun).
+ */
+export function seedCell(list: Float64Array, dir: number, seed: number): number {
+  const cell = Math.floor((seed - (list[dir] as number)) / (list[dir + 1] as number));
+  return cell >= 0 && cell < (list[dir + 2] as number) ? cell : -1;
+}
+
+/**
+ * Where the run of entries filed under `seed` starts in a seed list's part (from o to n, `stride`
+ * numbers an entry, its seed at `at`, sorted ascending): the first entry whose seed is not below
+ * it (n when none); the run goes on while entries carry the seed. `dir` and `cell`: the list's
+ * directory and the seed's cell in it (seedCell), which narrow the search; dir -1: no directory
+ * (a short list, bisected whole). `part`: which part (PART_*).
  */
 export function seedRun(
   list: Float64Array,
@@ -386,14 +397,12 @@ export function seedRun(
   at: number,
   seed: number,
   dir: number,
+  cell: number,
   part: number,
-): [number, number] {
+): number {
   let lo = 0;
   let hi = ((n - o) / stride) | 0;
   if (dir >= 0) {
-    const cell = Math.floor((seed - (list[dir] as number)) / (list[dir + 1] as number));
-    // Below the lowest seed, above the highest or NaN: no run.
-    if (!(cell >= 0 && cell < (list[dir + 2] as number))) return [o, o];
     lo = (list[dir + 3 + PARTS * cell + part] as number) | 0;
     hi = (list[dir + 3 + PARTS * (cell + 1) + part] as number) | 0;
   }
@@ -402,8 +411,5 @@ export function seedRun(
     if ((list[o + mid * stride + at] as number) < seed) lo = mid + 1;
     else hi = mid;
   }
-  let end = o + lo * stride;
-  const first = end;
-  while (end < n && list[end + at] === seed) end += stride;
-  return [first, end];
+  return o + lo * stride;
 }

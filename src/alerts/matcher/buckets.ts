@@ -21,6 +21,7 @@ import {
   plainHit,
   PN,
   scanFull,
+  seedCell,
   seedDirectory,
   seedRun,
   STRIDES,
@@ -422,21 +423,25 @@ export class Bucket implements ArenaTenant {
     const seed = l.paintSeed;
     if (Number.isNaN(seed)) return;
     const dir = this.seedsAt < 0 ? -1 : b + this.seedsAt;
+    // One cell for the three parts; outside the directory's seeds no part has a run.
+    const cell = dir < 0 ? 0 : seedCell(d, dir, seed);
+    if (cell < 0) return;
     const plain = b + ((d[h + 1] as number) | 0);
     const float = b + ((d[h + 2] as number) | 0);
     const split = b + ((d[h + 3] as number) | 0);
     const end = b + ((d[h + 4] as number) | 0);
     const ids = out.ids;
     let count = out.count;
-    const [plainFrom, plainEnd] = seedRun(d, plain, float, PN, 0, seed, dir, PART_PLAIN);
-    for (let o = plainFrom; o < plainEnd; o += PN)
-      count = plainHit(slots, d, o, l.price, l.kinds, ids, count);
-    const [floatFrom, floatEnd] = seedRun(d, float, split, P, 0, seed, dir, PART_FLOAT);
-    for (let o = floatFrom; o < floatEnd; o += P)
-      count = floatHit(slots, d, o, l.price, l.float, l.kinds, ids, count);
+    const price = l.price;
+    const kinds = l.kinds;
+    let o = seedRun(d, plain, float, PN, 0, seed, dir, cell, PART_PLAIN);
+    for (; o < float && d[o] === seed; o += PN) count = plainHit(slots, d, o, price, kinds, ids, count);
+    o = seedRun(d, float, split, P, 0, seed, dir, cell, PART_FLOAT);
+    for (; o < split && d[o] === seed; o += P)
+      count = floatHit(slots, d, o, price, l.float, kinds, ids, count);
     out.count = count;
-    const [fullFrom, fullEnd] = seedRun(d, split, end, E, E_KEY, seed, dir, PART_FULL);
-    for (let o = fullFrom; o < fullEnd; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
+    o = seedRun(d, split, end, E, E_KEY, seed, dir, cell, PART_FULL);
+    for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis and part. */
