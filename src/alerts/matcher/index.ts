@@ -80,10 +80,10 @@ const HOME_BROAD = 7;
 const MAX_SEEDS_AS_KEY = 10;
 
 /**
- * The arena's first size per rule of a known count: the bench's rules take 7.4 numbers each at
- * 100,000 and 8.1 at a million (a fifth without an item), so a full load seldom grows it.
+ * The arena's first size per rule of a known count: the bench's rules take 6.8 numbers each at
+ * 100,000 and 7.2 at a million (a fifth without an item), so a full load seldom grows it.
  */
-const NUMBERS_PER_RULE = 9;
+const NUMBERS_PER_RULE = 8;
 
 /**
  * The most selective key of a rule: item name, else a short seed list, else def+paint, else
