@@ -523,18 +523,21 @@ describe("matcher index maintenance", () => {
   });
 
   it("GIVEN long seed lists in every kind of seed bucket WHEN listings carry seeds in, between, below and above them, or none THEN the index equals the linear scan", () => {
-    // Enough seed rules that each seed list (an item's, a weapon's, the item-less one; bound-decided
-    // and fully checked parts) is long enough to get a directory, with seeds bunched and spread,
-    // rules listing the same seed more than once, and type and category filters on some.
+    // Enough seed rules that each seed list (an item's, a weapon's, a weapon and skin's, the
+    // item-less one; bound-decided and fully checked parts) is long enough to get a directory,
+    // with seeds bunched and spread, rules listing the same seed more than once, and type and
+    // category filters on some.
     const g = gen(0x5eed);
     const rules: MatcherRule[] = [];
     const seedsOf = () =>
       Array.from({ length: g.int(1, 4) }, () => (g.chance(0.3) ? g.int(655, 665) : g.int(0, 1000)));
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 800; i++) {
       const f: RuleFilters = { paint_seeds: seedsOf() };
-      const home = i % 3;
+      const home = i % 4;
       if (home === 0) f.item = "falcon rifle | ember tide (pristine)";
       if (home === 1) f.def_index = 7;
+      // A pattern hunt on one skin; some on another skin of the same weapon, which must not match.
+      if (home === 3) Object.assign(f, { def_index: 7, paint_index: g.chance(0.8) ? 282 : 283 });
       if (g.chance(0.5)) f.max_price = g.int(1, 20_000);
       if (g.chance(0.3)) f.max_float = g.pick(FLOATS);
       if (g.chance(0.2)) f.type = g.pick(["buy_now", "auction"]);

@@ -113,7 +113,7 @@ function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
 const broadKey = (type: number, category: number) => type * 4 + category;
 
 /** What a bucket's key decides for its rules (buckets.ts' IMPLIES_*): a listing visits only its own. */
-function impliesOf(home: number, key: string | number): number {
+function impliesOf(home: number, key: string | number, outer: string | number): number {
   switch (home) {
     case HOME_DEF_PAINT:
       return IMPLIES_DEF | IMPLIES_PAINT;
@@ -122,7 +122,9 @@ function impliesOf(home: number, key: string | number): number {
     case HOME_PAINT:
       return IMPLIES_PAINT;
     case HOME_SEED:
-      // A def index's seed bucket (bySeedDef); the one for seed rules without one decides none.
+      // A def+paint seed bucket (bySeedDefPaint: keyed by paint within its def), a def index's
+      // (bySeedDef); the one for seed rules without a def index decides none.
+      if (typeof outer === "number" && outer >= 0) return IMPLIES_DEF | IMPLIES_PAINT;
       return typeof key === "number" && key >= 0 ? IMPLIES_DEF : 0;
     default:
       return 0;
@@ -150,14 +152,19 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const byDef = new Map<number, Bucket>();
   const byPaint = new Map<number, Bucket>();
   /** Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). */
-  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1));
+  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1, -1));
   /** Seed rules with a def index, by def index on the seed axis: a listing meets only its own weapon's. */
   const bySeedDef = new Map<number, Bucket>();
+  /**
+   * Seed rules with a def and a paint index (a pattern hunt on one skin), by def then paint: the
+   * key decides both, so such a rule is a bound-decided entry, not a full one checked field by field.
+   */
+  const bySeedDefPaint = new Map<number, Map<number, Bucket>>();
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
   const broad = Array.from(
     { length: 12 },
-    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k)),
+    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k, -1)),
   );
   let broadSize = 0;
 
@@ -170,7 +177,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(arena, home, key, outer, impliesOf(home, key));
+      bucket = new Bucket(arena, home, key, outer, impliesOf(home, key, outer));
       map.set(key, bucket);
     }
     return bucket;
@@ -208,7 +215,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         byPaint.delete(bucket.key as number);
         break;
       case HOME_SEED:
-        if (bucket !== bySeedOnly) bySeedDef.delete(bucket.key as number);
+        if (bucket === bySeedOnly) break;
+        if (bucket.outer === -1) bySeedDef.delete(bucket.key as number);
+        else dropNested(bySeedDefPaint, bucket);
         break;
       case HOME_STICKER:
         bySticker.delete(bucket.key as number);
@@ -287,7 +296,12 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         bucket = bucketIn(byName, HOME_NAME, c.itemLower);
         break;
       case HOME_SEED:
-        bucket = c.defIndex >= 0 ? bucketIn(bySeedDef, HOME_SEED, c.defIndex) : bySeedOnly;
+        bucket =
+          c.defIndex < 0
+            ? bySeedOnly
+            : c.paintIndex >= 0
+              ? nestedBucket(bySeedDefPaint, HOME_SEED, c.defIndex, c.paintIndex)
+              : bucketIn(bySeedDef, HOME_SEED, c.defIndex);
         break;
       case HOME_DEF_PAINT:
         bucket = nestedBucket(byDefPaint, HOME_DEF_PAINT, c.defIndex, c.paintIndex);
@@ -373,7 +387,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     if (!Number.isNaN(paintIndex)) gather(byPaint.get(paintIndex));
     if (!Number.isNaN(paintSeed)) {
       if (bySeedOnly.size > 0) visit.push(bySeedOnly);
-      if (!Number.isNaN(defIndex)) gather(bySeedDef.get(defIndex));
+      if (!Number.isNaN(defIndex)) {
+        gather(bySeedDef.get(defIndex));
+        if (!Number.isNaN(paintIndex)) gather(bySeedDefPaint.get(defIndex)?.get(paintIndex));
+      }
     }
     if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
     if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);
