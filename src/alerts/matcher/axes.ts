@@ -385,7 +385,8 @@ export function seedCell(list: Float64Array, dir: number, seed: number): number 
 /**
  * Where the run of entries filed under `seed` starts in a seed list's part (from o to n, `stride`
  * numbers an entry, its seed at `at`, sorted ascending): the first entry whose seed is not below
- * it (n when none); the run goes on while entries carry the seed. `dir` and `cell`: the list's
+ * it, or n when the directory shows the run is empty; the run goes on while entries carry the
+ * seed. `dir` and `cell`: the list's
  * directory and the seed's cell in it (seedCell), which narrow the search; dir -1: no directory
  * (a short list, bisected whole). `part`: which part (PART_*).
  */
@@ -405,6 +406,8 @@ export function seedRun(
   if (dir >= 0) {
     lo = (list[dir + 3 + PARTS * cell + part] as number) | 0;
     hi = (list[dir + 3 + PARTS * (cell + 1) + part] as number) | 0;
+    // No entry of this part in the seed's cell: its run is empty, and the part is not read.
+    if (lo === hi) return n;
   }
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
