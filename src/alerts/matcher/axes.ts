@@ -71,14 +71,12 @@ const DEAL_AXES = DEAL_BOUND_IS_MAX.length;
 const AX_FLOAT_MAX = AX_DEAL + DEAL_AXES;
 const AX_PRICE = AX_FLOAT_MAX + 1;
 const AX_FLOAT_MIN = AX_PRICE + 1;
-/** No bound to stop on: every rule is checked. */
-export const AX_NONE = AX_FLOAT_MIN + 1;
 /**
  * An item rule's paint seeds: one entry per seed (E_KEY), sorted ascending; a listing reads the
  * run of its own seed, found by binary search, rather than a prefix. A seed bucket per item name
  * and seed would cost a bucket (a few hundred bytes) per seed of every such rule.
  */
-export const AX_SEED = AX_NONE + 1;
+export const AX_SEED = AX_FLOAT_MIN + 1;
 export const AXES = AX_SEED + 1;
 
 /** A float ceiling this low passes a few listings in a hundred: a better cut than most prices. */
@@ -106,7 +104,10 @@ export function axisOf(slots: RuleSlots, entry: Float64Array): number {
   if ((entry[E_MAX_PRICE] as number) !== Infinity) return AX_PRICE;
   if (hasFloat && maxFloat !== Infinity) return AX_FLOAT_MAX;
   if (hasFloat && (entry[E_MIN_FLOAT] as number) !== -Infinity) return AX_FLOAT_MIN;
-  return AX_NONE;
+  // No bound at all: filed on the price axis under its absent ceiling (Infinity), which every
+  // listing passes, so a scan always reads it as it must, and it can be a bound-decided entry
+  // (a sticker rule with nothing else, say) rather than one checked field by field.
+  return AX_PRICE;
 }
 
 /** Whether the axis' bounds are maxima (sorted descending). */
@@ -133,14 +134,9 @@ export function boundOf(slots: RuleSlots, axis: number, n: ArrayLike<number>, o:
   }
 }
 
-/**
- * Whether a listing passes a bound on an axis: the same check as matchesFacts' for that filter.
- * AX_NONE has no bound to fail.
- */
+/** Whether a listing passes a bound on an axis: the same check as matchesFacts' for that filter. */
 export function passes(axis: number, bound: number, l: ListingFacts): boolean {
   switch (axis) {
-    case AX_NONE:
-      return true;
     case AX_DISCOUNT:
       return meetsDiscount(l.discount, bound);
     case AX_FLOAT_MAX:
@@ -301,8 +297,6 @@ export function scanFull(
   l: ListingFacts,
 ): number {
   switch (axis) {
-    case AX_NONE:
-      return n;
     case AX_DISCOUNT:
       while (o < n && meetsDiscount(l.discount, list[o + E_MIN_DISCOUNT] as number)) o += E;
       return o;

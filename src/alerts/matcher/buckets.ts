@@ -1,6 +1,5 @@
 // A bucket of the matcher: the rules sharing one index key, packed in lists sorted by a bound so a listing visits only the rules whose bound it passes.
 import {
-  AX_NONE,
   AX_SEED,
   AXES,
   boundOf,
@@ -72,7 +71,7 @@ function sortSegment(
 ): void {
   const stride = STRIDES[part] as number;
   const count = (to - from) / stride;
-  if (axis === AX_NONE || count < 2) return;
+  if (count < 2) return;
   const sign = isMaxAxis(axis) ? -1 : 1;
   const order = new Uint32Array(count);
   const bounds = new Float64Array(count);
@@ -185,7 +184,7 @@ export class Bucket implements ArenaTenant {
   /** Adds an entry on `axis`; true when the bucket had nothing waiting (it now needs a settle). */
   add(slots: RuleSlots, entry: Float64Array, axis: number): boolean {
     const first = this.waitPure === null && this.waitFull === null;
-    if (axis !== AX_NONE && decidedByBound(entry, axis, this.implies)) {
+    if (decidedByBound(entry, axis, this.implies)) {
       const list = (this.waitPure ??= []);
       list.push(axis);
       pushPure(slots, axis, entry, list);
@@ -351,7 +350,7 @@ export class Bucket implements ArenaTenant {
       const axis = d[h] as number;
       for (let part = 0; part < PARTS; part++) {
         const start = d[h + 1 + part] as number;
-        const empty = (d[h + 2 + part] as number) === start || axis === AX_SEED || axis === AX_NONE;
+        const empty = (d[h + 2 + part] as number) === start || axis === AX_SEED;
         // A bound-decided entry's bound comes first; a full one's is read as its axis reads it.
         d[h + FIRST + part] = empty
           ? NaN
@@ -398,12 +397,11 @@ export class Bucket implements ArenaTenant {
         continue;
       }
       // A part is read only when the listing passes its first (loosest) bound, from the header
-      // (AX_NONE has none: every one of its full entries is checked).
       if (float > plain && passes(axis, d[h + FIRST] as number, l))
         collectPure(slots, axis, PART_PLAIN, d, plain, float, l, out);
       if (split > float && passes(axis, d[h + FIRST + 1] as number, l))
         collectPure(slots, axis, PART_FLOAT, d, float, split, l, out);
-      if (end === split || (axis !== AX_NONE && !passes(axis, d[h + FIRST + 2] as number, l))) continue;
+      if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const stop = scanFull(slots, axis, d, split, end, l);
