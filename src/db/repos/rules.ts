@@ -186,11 +186,15 @@ export interface EnabledRule {
   armMode: "shadow" | "live" | null;
 }
 
-interface RawEnabledRule {
-  id: number;
-  user_id: number;
-  filters: string;
-  arm_mode: string | null;
+/** A batch of rules as one row: each column aggregated in id order (see loadAllEnabledRules). */
+interface RawEnabledBatch {
+  n: number;
+  /** Comma-separated ids, owners and arm modes ("" for none). */
+  ids: string | null;
+  users: string | null;
+  arms: string | null;
+  /** The batch's filters as one JSON array. */
+  filters: string | null;
 }
 
 /**
@@ -200,27 +204,46 @@ interface RawEnabledRule {
  * the caller indexes this one (Postgres and the index then work at once: at a million rules
  * either alone is seconds). The batch size sets the load's peak memory (measured at 100k rules:
  * 1,000 rows peak ~175 MB RSS, 5,000 ~197 MB, 10,000 ~211 MB) and hardly its time.
+ *
+ * A batch comes back as one row, its columns aggregated by Postgres (ids, owners and arm modes
+ * as comma-separated text, the filters as one JSON array): read row by row, a million rules cost
+ * this process 3.3-3.8 s of CPU (a row's decoding, mapping and its own JSON.parse each); as one
+ * row a batch, 0.9-1.1 s, and the aggregation runs in Postgres, at once with the caller's
+ * indexing of the previous batch.
  */
 export async function* loadAllEnabledRules(
   db: Db,
   opts: { batchSize?: number } = {},
 ): AsyncGenerator<EnabledRule[]> {
   const take = opts.batchSize ?? 5000;
-  // One SQL query rather than findMany: at a million rows the ORM's per-row result mapping was
-  // half the load (3.8 s of reading against 2.6 s here, the JSON parsed by JSON.parse).
   const read = async (afterId: number): Promise<EnabledRule[]> => {
-    const rows = await db.$queryRaw<RawEnabledRule[]>`
-      SELECT id, user_id, filters::text AS filters, arm_mode::text AS arm_mode
-      FROM watch_rules
-      WHERE enabled AND id > ${afterId}
-      ORDER BY id
-      LIMIT ${take}`;
-    return rows.map((r) => ({
-      id: r.id,
-      userId: r.user_id,
-      filters: JSON.parse(r.filters) as unknown,
-      armMode: r.arm_mode === "shadow" || r.arm_mode === "live" ? r.arm_mode : null,
-    }));
+    const [batch] = await db.$queryRaw<RawEnabledBatch[]>`
+      SELECT count(*)::int AS n,
+        string_agg(id::text, ',' ORDER BY id) AS ids,
+        string_agg(user_id::text, ',' ORDER BY id) AS users,
+        string_agg(coalesce(arm_mode::text, ''), ',' ORDER BY id) AS arms,
+        '[' || string_agg(filters::text, ',' ORDER BY id) || ']' AS filters
+      FROM (
+        SELECT id, user_id, filters, arm_mode
+        FROM watch_rules
+        WHERE enabled AND id > ${afterId}
+        ORDER BY id
+        LIMIT ${take}
+      ) AS batch`;
+    if (batch === undefined || batch.n === 0) return [];
+    const ids = (batch.ids ?? "").split(",");
+    const users = (batch.users ?? "").split(",");
+    const arms = (batch.arms ?? "").split(",");
+    const filters = JSON.parse(batch.filters ?? "[]") as unknown[];
+    return filters.map((f, i) => {
+      const arm = arms[i];
+      return {
+        id: Number(ids[i]),
+        userId: Number(users[i]),
+        filters: f,
+        armMode: arm === "shadow" || arm === "live" ? arm : null,
+      };
+    });
   };
   let next: Promise<EnabledRule[]> | undefined = read(0);
   try {

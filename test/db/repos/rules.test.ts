@@ -10,6 +10,7 @@ import {
   updateRule,
   type EnabledRule,
 } from "../../../src/db/repos/rules.ts";
+import { armRule } from "../../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 
@@ -103,13 +104,27 @@ describe("watch rules repository", () => {
     for (let i = 0; i < 25; i++) {
       const user = users[i % 3];
       if (!user) throw new Error("unreachable");
+      // Commas, quotes and non-ASCII inside the JSON: a batch arrives as one aggregated row.
+      const filters = i % 4 === 1 ? { i, item: 'Knife | "Doppler", Phase 2 ★ (Factory New)' } : { i };
       const r = await createRule(
         db.prisma,
-        { userId: user.id, name: `batch ${i}`, filters: { i } },
+        { userId: user.id, name: `batch ${i}`, filters },
         { maxRulesPerUser: 50 },
       );
       if (!r.ok) throw new Error("expected a rule");
-      created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters: { i }, armMode: null });
+      // Some armed, each mode once in a while, so arming lines up with its rule across a batch.
+      const armMode = i % 6 === 2 ? "shadow" : i % 6 === 3 ? "live" : null;
+      if (armMode !== null)
+        expect(
+          await armRule(db.prisma, {
+            userId: user.id,
+            ruleId: r.rule.id,
+            mode: armMode,
+            maxBuys: 1,
+            at: new Date(),
+          }),
+        ).toBe(true);
+      created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters, armMode });
       if (i % 5 === 0) {
         await setRuleEnabled(db.prisma, user.id, r.rule.id, false);
         disabled.add(r.rule.id);
@@ -125,5 +140,6 @@ describe("watch rules repository", () => {
     const mine = all.filter((r) => users.some((u) => u.id === r.userId));
     expect(mine).toHaveLength(20);
     for (const r of mine) expect(r).toEqual(created.get(r.id));
+    expect(mine.filter((r) => r.armMode !== null).length).toBeGreaterThan(0);
   });
 });
