@@ -1,16 +1,24 @@
 // The matcher index: files each rule under its most selective key, and a listing visits only the buckets of its own keys.
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
-import {
-  compileFilters,
-  prepareListing,
-  type CompiledFilters,
-  type ListingFacts,
-  type RuleFilters,
-} from "../ruleFilters.ts";
+import { compileFilters, prepareListing, type ListingFacts, type RuleFilters } from "../ruleFilters.ts";
 import { Arena } from "./arena.ts";
-import { AX_SEED, axisOf, IMPLIES_DEF, IMPLIES_PAINT } from "./axes.ts";
+import { AX_SEED, axisOf } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
+import {
+  broadKey,
+  HOME_BROAD,
+  HOME_DEF,
+  HOME_DEF_PAINT,
+  HOME_KEYCHAIN,
+  HOME_NAME,
+  HOME_PAINT,
+  HOME_SEED,
+  HOME_STICKER,
+  homeOf,
+  impliesOf,
+  MAX_SEEDS_AS_KEY,
+} from "./homes.ts";
 import {
   E,
   E_BITS,
@@ -63,73 +71,11 @@ export interface MatcherIndex {
   settle(): void;
 }
 
-/** Where a rule lives: under its most selective key. */
-const HOME_NAME = 0;
-const HOME_SEED = 1;
-const HOME_DEF_PAINT = 2;
-const HOME_DEF = 3;
-const HOME_PAINT = 4;
-const HOME_STICKER = 5;
-const HOME_KEYCHAIN = 6;
-const HOME_BROAD = 7;
-
-/**
- * A short seed list beats def/paint: each seed is ~1 listing in 1000, a popular skin can be a
- * few in 100. Longer lists stay under def/paint so one rule does not sit in a hundred buckets.
- */
-const MAX_SEEDS_AS_KEY = 10;
-
 /**
  * The arena's first size per rule of a known count: the bench's rules take 6.8 numbers each at
  * 100,000 and 7.2 at a million (a fifth without an item), so a full load seldom grows it.
  */
 const NUMBERS_PER_RULE = 8;
-
-/**
- * The most selective key of a rule: item name, else a short seed list, else def+paint, else
- * def, else paint, else (rules without any of those) a sticker, a keychain, or a long seed list,
- * else a broad bucket. A seed rule is filed under each of its seeds (in its name's bucket on the
- * seed axis, else in a seed bucket, by def index when it has one); a listing has one seed, so it
- * still meets the rule at most once, and a rule with only seeds for lists needs no seed check
- * there. Only its name's bucket ever sees a rule with an item, so the name needs no check per rule.
- */
-function homeOf(c: CompiledFilters, seeds: readonly number[] | null): number {
-  if (c.itemLower !== "") return HOME_NAME;
-  if (seeds !== null && seeds.length <= MAX_SEEDS_AS_KEY) return HOME_SEED;
-  if (c.defIndex >= 0 && c.paintIndex >= 0) return HOME_DEF_PAINT;
-  if (c.defIndex >= 0) return HOME_DEF;
-  if (c.paintIndex >= 0) return HOME_PAINT;
-  if (c.stickerIds?.[0] !== undefined) return HOME_STICKER;
-  if (c.keychainIds?.[0] !== undefined) return HOME_KEYCHAIN;
-  if (seeds !== null) return HOME_SEED;
-  return HOME_BROAD;
-}
-
-/**
- * Broad rules (no item, index, seed, sticker or keychain) are split by type and category
- * (CompiledFilters' codes, type < 3, category < 4): a listing visits only the broad buckets of
- * "any" and its own type and category, then each one's sorted lists cut the rest.
- */
-const broadKey = (type: number, category: number) => type * 4 + category;
-
-/** What a bucket's key decides for its rules (buckets.ts' IMPLIES_*): a listing visits only its own. */
-function impliesOf(home: number, key: string | number, outer: string | number): number {
-  switch (home) {
-    case HOME_DEF_PAINT:
-      return IMPLIES_DEF | IMPLIES_PAINT;
-    case HOME_DEF:
-      return IMPLIES_DEF;
-    case HOME_PAINT:
-      return IMPLIES_PAINT;
-    case HOME_SEED:
-      // A def+paint seed bucket (bySeedDefPaint: keyed by paint within its def), a def index's
-      // (bySeedDef); the one for seed rules without a def index decides none.
-      if (typeof outer === "number" && outer >= 0) return IMPLIES_DEF | IMPLIES_PAINT;
-      return typeof key === "number" && key >= 0 ? IMPLIES_DEF : 0;
-    default:
-      return 0;
-  }
-}
 
 /**
  * `capacity`: rules to make room for at once (a full load knows its count; growth copies).

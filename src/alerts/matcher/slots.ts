@@ -1,6 +1,7 @@
 // The matcher's rule storage: each rule is a slot of packed numbers, and the one per-slot match check.
 import { matchesDeal, meetsDealBound } from "../dealFilters.ts";
 import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleFilters.ts";
+import { hasStickerAt, listsOf, matchesLists, STICKER_SLOTS } from "./ruleLists.ts";
 
 // At 1M rules, per-rule objects (an entry, its compiled filters, boxed doubles, id strings, map
 // and set entries) would cost ~460 bytes a rule, and visiting them would miss the CPU cache at
@@ -59,72 +60,11 @@ export const HAS_DEAL_INLINE = 1 << 9;
  * slot): a rule filed under that sticker (index.ts) checks it without reading its slot's lists.
  */
 export const HAS_STICKER_SLOT = 1 << 10;
-export const STICKER_SLOTS = 64;
 
 /** A free slot's key. */
 const FREE = -1;
 /** Ids above this stay out of the dense table (it would be mostly empty). */
 const MAX_DENSE_ID = 1 << 26;
-
-/**
- * A rule's lists, flattened: [seed count (-1: no seed filter), seeds..., sticker count,
- * (id, slot (-1: any))..., keychain count, ids...]. Null for a rule with none (most rules).
- */
-function listsOf(c: CompiledFilters): number[] | null {
-  if (c.seeds === null && c.stickerIds === null && c.keychainIds === null) return null;
-  const out: number[] = [];
-  if (c.seeds === null) out.push(-1);
-  else out.push(c.seeds.length, ...c.seeds);
-  const stickers = c.stickerIds ?? [];
-  out.push(stickers.length);
-  stickers.forEach((id, i) => out.push(id, c.stickerSlots?.[i] ?? -1));
-  const keychains = c.keychainIds ?? [];
-  out.push(keychains.length, ...keychains);
-  // A copy is exactly as long as its content (push leaves room to grow, ~3x here).
-  return out.slice();
-}
-
-/** The lists part of the match (see matchesFacts): a seed, every sticker selector, every keychain. */
-function matchesLists(x: readonly number[], l: ListingFacts): boolean {
-  let i = 0;
-  const seeds = x[i++] as number;
-  if (seeds >= 0) {
-    let found = false;
-    for (let k = 0; k < seeds; k++) {
-      if (x[i + k] === l.paintSeed) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-    i += seeds;
-  }
-  const stickers = x[i++] as number;
-  for (let k = 0; k < stickers; k++, i += 2) {
-    const id = x[i];
-    const slot = x[i + 1];
-    let found = false;
-    for (let j = 0; j < l.stickerIds.length; j++) {
-      if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
-  const keychains = x[i++] as number;
-  for (let k = 0; k < keychains; k++) if (!l.keychainIds.includes(x[i + k] as number)) return false;
-  return true;
-}
-
-/** Whether the listing has the sticker in the slot a HAS_STICKER_SLOT entry's E_KEY names. */
-function hasStickerAt(l: ListingFacts, key: number): boolean {
-  const at = key % STICKER_SLOTS;
-  const id = (key - at) / STICKER_SLOTS;
-  for (let j = 0; j < l.stickerIds.length; j++)
-    if (l.stickerIds[j] === id && l.stickerSlots[j] === at) return true;
-  return false;
-}
 
 /**
  * Writes a rule's deal bounds into its entry when there are at most INLINE_DEALS of them; false

@@ -1,0 +1,173 @@
+// How a bucket's lists are laid out and kept in order: the header, the waiting entries' forms, the sort by axis and the removal of one entry.
+import {
+  AXES,
+  boundOf,
+  isMaxAxis,
+  KINDS,
+  P,
+  P_ID,
+  P_MIN_FLOAT,
+  PART_FLOAT,
+  PART_FULL,
+  PART_PLAIN,
+  PARTS,
+  STRIDES,
+} from "./axes.ts";
+import {
+  E,
+  E_BITS,
+  E_ID,
+  E_MAX_FLOAT,
+  E_MAX_PRICE,
+  E_MIN_FLOAT,
+  E_SLOT,
+  flagsOf,
+  HAS_FLOAT,
+  kindOf,
+  type RuleSlots,
+} from "./slots.ts";
+
+/** Appends the entry's bound-decided form (see P) to `out`, one number at a time (no array per rule). */
+export function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: number[]): void {
+  const id = entry[E_ID] as number;
+  const float = (flagsOf(entry[E_BITS] as number) & HAS_FLOAT) !== 0;
+  out.push(
+    boundOf(slots, axis, entry, 0),
+    entry[E_MAX_PRICE] as number,
+    float ? (entry[E_MIN_FLOAT] as number) : NaN,
+    float ? (entry[E_MAX_FLOAT] as number) : NaN,
+    (id >= 0 ? id : -((entry[E_SLOT] as number) + 1)) * KINDS + kindOf(flagsOf(entry[E_BITS] as number)),
+  );
+}
+
+/** Waiting entries carry their axis first. */
+export const WP = P + 1;
+export const WE = E + 1;
+
+/** Sorts the entries of one part (PART_*) of d between `from` and `to` in their axis' order, in place. */
+export function sortSegment(
+  slots: RuleSlots,
+  axis: number,
+  d: Float64Array,
+  from: number,
+  to: number,
+  part: number,
+): void {
+  const stride = STRIDES[part] as number;
+  const count = (to - from) / stride;
+  if (count < 2) return;
+  const sign = isMaxAxis(axis) ? -1 : 1;
+  const order = new Uint32Array(count);
+  const bounds = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    order[i] = i;
+    const o = from + i * stride;
+    // A bound-decided entry's bound comes first.
+    bounds[i] = sign * (part === PART_FULL ? boundOf(slots, axis, d, o) : (d[o] as number));
+  }
+  order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
+  const copy = d.slice(from, to);
+  for (let i = 0; i < count; i++)
+    d.set(copy.subarray(order[i]! * stride, (order[i]! + 1) * stride), from + i * stride);
+}
+
+/**
+ * Takes the entry (`stride` numbers) whose number at `field`, divided by `unit` and floored, is
+ * `value` out of a list (a bound-decided entry's P_ID holds its ref times KINDS, plus its kind);
+ * false when not there. `axis` >= 0: the list's entries carry their axis first (waiting entries),
+ * and only an entry on that axis counts.
+ */
+export function takeOut(
+  list: number[] | null | undefined,
+  stride: number,
+  field: number,
+  unit: number,
+  value: number,
+  axis = -1,
+): boolean {
+  if (list === null || list === undefined) return false;
+  const at = axis < 0 ? field : field + 1;
+  for (let o = 0; o < list.length; o += stride) {
+    if (Math.floor((list[o + at] as number) / unit) === value && (axis < 0 || list[o] === axis)) {
+      list.splice(o, stride);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** settle's lengths and cursors per axis and part (axis * PARTS + part), reused (settle runs synchronously). */
+export const SCRATCH = {
+  len: new Int32Array(AXES * PARTS),
+  at: new Int32Array(AXES * PARTS),
+  added: new Uint8Array(AXES),
+};
+/**
+ * A packed bucket's header: the list count, then per list (H numbers) its axis, where each of its
+ * parts (PART_*) starts, where the last one ends, and the bound of each part's first entry (NaN:
+ * none). A list's first entry is its loosest: a listing that fails it meets nothing in that part,
+ * and most listings fail most lists at the first entry, so deciding that from the header saves
+ * reading each list's start (a cache miss at a million rules: ten a listing).
+ */
+export const H = 2 + 2 * PARTS;
+/** Where a list's first bounds start in its header. */
+export const FIRST = 2 + PARTS;
+
+/** A bucket's lists by axis, each as its parts (PART_*: plain arrays, in order). */
+export type Parts = Array<number[][] | null>;
+
+/** The part a waiting bound-decided entry (at o, after its axis) settles into. */
+export const partOf = (wait: readonly number[], o: number): number =>
+  Number.isNaN(wait[o + 1 + P_MIN_FLOAT]) ? PART_PLAIN : PART_FLOAT;
+
+/** Copies a waiting bound-decided entry (at o, after its axis) into d at `to` in its part's form. */
+export function settlePure(
+  wait: readonly number[],
+  o: number,
+  part: number,
+  d: Float64Array,
+  to: number,
+): void {
+  if (part === PART_FLOAT) {
+    for (let k = 0; k < P; k++) d[to + k] = wait[o + 1 + k] as number;
+    return;
+  }
+  // PART_PLAIN: bound, price ceiling, code.
+  d[to] = wait[o + 1] as number;
+  d[to + 1] = wait[o + 2] as number;
+  d[to + 2] = wait[o + 1 + P_ID] as number;
+}
+
+/**
+ * A new packed array for lists of the given lengths (`len`, by axis * PARTS + part), its header
+ * written, and SCRATCH.at set to where each part starts.
+ */
+export function layOut(len: Int32Array): Float64Array {
+  let lists = 0;
+  let size = 0;
+  for (let axis = 0; axis < AXES; axis++) {
+    let n = 0;
+    for (let part = 0; part < PARTS; part++) n += len[axis * PARTS + part] as number;
+    if (n === 0) continue;
+    lists++;
+    size += n;
+  }
+  const d = new Float64Array(1 + lists * H + size);
+  d[0] = lists;
+  let h = 1;
+  let cursor = 1 + lists * H;
+  for (let axis = 0; axis < AXES; axis++) {
+    let n = 0;
+    for (let part = 0; part < PARTS; part++) n += len[axis * PARTS + part] as number;
+    if (n === 0) continue;
+    d[h] = axis;
+    for (let part = 0; part < PARTS; part++) {
+      d[h + 1 + part] = cursor;
+      SCRATCH.at[axis * PARTS + part] = cursor;
+      cursor += len[axis * PARTS + part] as number;
+    }
+    d[h + 1 + PARTS] = cursor;
+    h += H;
+  }
+  return d;
+}
