@@ -336,6 +336,13 @@ export function compileFilters(
   };
 }
 
+/** Whether the listing carries the sticker, in that slot (-1: in any). */
+export function hasSticker(l: ListingFacts, id: number, slot: number): boolean {
+  for (let j = 0; j < l.stickerIds.length; j++)
+    if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) return true;
+  return false;
+}
+
 /**
  * THE definition of a match. Cheap and selective checks come first.
  * - only listings in state "listed";
@@ -377,18 +384,8 @@ export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
   if (c.hasRefQty && !(l.refQty >= c.minRefQty)) return false;
   if (c.seeds !== null && !c.seeds.includes(l.paintSeed)) return false;
   if (c.stickerIds !== null && c.stickerSlots !== null) {
-    for (let i = 0; i < c.stickerIds.length; i++) {
-      const id = c.stickerIds[i];
-      const slot = c.stickerSlots[i];
-      let found = false;
-      for (let j = 0; j < l.stickerIds.length; j++) {
-        if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) {
-          found = true;
-          break;
-        }
-      }
-      if (!found) return false;
-    }
+    for (let i = 0; i < c.stickerIds.length; i++)
+      if (!hasSticker(l, c.stickerIds[i] as number, c.stickerSlots[i] as number)) return false;
   }
   if (c.keychainIds !== null) {
     for (const id of c.keychainIds) if (!l.keychainIds.includes(id)) return false;

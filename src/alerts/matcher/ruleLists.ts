@@ -1,5 +1,5 @@
 // A rule's seed, sticker and keychain lists as the matcher keeps them (one flat array of numbers per rule that has any), and their match.
-import type { CompiledFilters, ListingFacts } from "../ruleFilters.ts";
+import { hasSticker, type CompiledFilters, type ListingFacts } from "../ruleFilters.ts";
 
 /** Slots a sticker can sit in, as an inline sticker-and-slot key counts them (slots.ts' HAS_STICKER_SLOT). */
 export const STICKER_SLOTS = 64;
@@ -38,18 +38,8 @@ export function matchesLists(x: readonly number[], l: ListingFacts): boolean {
     i += seeds;
   }
   const stickers = x[i++] as number;
-  for (let k = 0; k < stickers; k++, i += 2) {
-    const id = x[i];
-    const slot = x[i + 1];
-    let found = false;
-    for (let j = 0; j < l.stickerIds.length; j++) {
-      if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
+  for (let k = 0; k < stickers; k++, i += 2)
+    if (!hasSticker(l, x[i] as number, x[i + 1] as number)) return false;
   const keychains = x[i++] as number;
   for (let k = 0; k < keychains; k++) if (!l.keychainIds.includes(x[i + k] as number)) return false;
   return true;
@@ -58,8 +48,5 @@ export function matchesLists(x: readonly number[], l: ListingFacts): boolean {
 /** Whether the listing has the sticker in the slot a HAS_STICKER_SLOT entry's E_KEY names. */
 export function hasStickerAt(l: ListingFacts, key: number): boolean {
   const at = key % STICKER_SLOTS;
-  const id = (key - at) / STICKER_SLOTS;
-  for (let j = 0; j < l.stickerIds.length; j++)
-    if (l.stickerIds[j] === id && l.stickerSlots[j] === at) return true;
-  return false;
+  return hasSticker(l, (key - at) / STICKER_SLOTS, at);
 }
