@@ -42,12 +42,13 @@ import { E, E_KEY, E_SLOT, type MatchIds, type RuleSlots } from "./slots.ts";
 /**
  * Rules sharing an index key, one list per axis. A list holds first the rules its bound decides
  * (no read outside the list to check them; without a float range, PART_PLAIN, then with one,
- * PART_FLOAT: axes.ts), then the others (E numbers each, slots.ts), each part in the axis' order. All of a bucket's lists sit in one region of the index's
- * arena behind a small header, exactly as long as they need: a listing's visit reads one region
- * from its start, rather than chasing an array of lists and a list per axis. Offsets in the header
- * are from the region's start (compaction moves regions). Rules added since the last match wait
- * in plain arrays (the JS heap grows and compacts them; many growing typed arrays would fragment
- * native memory); settle sorts them in, once for a whole load.
+ * PART_FLOAT: axes.ts), then the others (E numbers each, slots.ts), each part in the axis'
+ * order. All of a bucket's lists sit in one region of the index's arena behind a small header
+ * (packing.ts), exactly as long as they need: a listing's visit reads one region from its start,
+ * rather than chasing an array of lists and a list per axis. Offsets in the header are from the
+ * region's start (compaction moves regions). Rules added since the last match wait in plain
+ * arrays (the JS heap grows and compacts them; many growing typed arrays would fragment native
+ * memory); settle sorts them in, once for a whole load.
  */
 export class Bucket implements ArenaTenant {
   /** The region of the arena holding the packed lists (EMPTY_AT, 0: none, no lists). */
@@ -61,8 +62,8 @@ export class Bucket implements ArenaTenant {
   size = 0;
 
   /**
-   * `outer`: the def index or name of a def+paint, def+seed or name+seed bucket (keyed by paint or
-   * seed). `implies`: IMPLIES_* bits of what the key decides for its rules.
+   * `outer`: the def index of a bucket keyed by paint within its def (def+paint, and the def+paint
+   * seed bucket), else -1. `implies`: IMPLIES_* bits of what the key decides for its rules.
    */
   constructor(
     private readonly arena: Arena,
