@@ -236,8 +236,12 @@ export function compileDeal(f: DealFilterValues): Float64Array | null {
 
 /** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
 export function meetsDealBound(i: number, bound: number, value: number): boolean {
-  return IS_MAX[i] === true ? value <= bound + DEAL_EPSILON : value >= bound - DEAL_EPSILON;
+  return IS_MAX[i] === true ? value <= dealLimit(i, bound) : value >= dealLimit(i, bound);
 }
+
+/** The last value meeting bound i: the highest for a maximum, the lowest for a minimum (meetsDealBound's margin applied). */
+export const dealLimit = (i: number, bound: number): number =>
+  IS_MAX[i] === true ? bound + DEAL_EPSILON : bound - DEAL_EPSILON;
 
 /** Every set bound is met; a NaN value (the listing lacks it) meets none. */
 export function matchesDeal(bounds: ArrayLike<number>, values: ArrayLike<number>): boolean {

@@ -185,8 +185,11 @@ const DISCOUNT_EPSILON = 1e-9;
 
 /** discount >= minDiscount, inclusive and tolerant of binary fractions; a NaN discount never meets it. */
 export function meetsDiscount(discount: number, minDiscount: number): boolean {
-  return discount >= minDiscount - DISCOUNT_EPSILON;
+  return discount >= discountFloor(minDiscount);
 }
+
+/** The lowest discount meeting a minimum (meetsDiscount's margin applied). */
+export const discountFloor = (minDiscount: number): number => minDiscount - DISCOUNT_EPSILON;
 
 /**
  * What the filters need from a listing, computed once per listing rather than once per rule.

@@ -410,8 +410,9 @@ describe("matcher index maintenance", () => {
   it("GIVEN numeric ids whose packed code leaves 32 bits, and ids past 31 bits WHEN listings of each type arrive THEN each rule's kind decides it exactly as for small ids", () => {
     const index = createMatcherIndex();
     const name = "Falcon Rifle | Ember Tide (Pristine)";
-    // 2^27 + 1 is the first id whose packed code (id * 16 + kind) leaves int32; 2^40 + 3 is past
-    // what is kept as a number (it comes back as its string, from its slot).
+    // 2^27 + 1 is past what a 32-bit code holds (id * 16 + kind): it is filed by its slot and
+    // comes back as its number; 2^40 + 3 is past what is kept as a number (it comes back as its
+    // string, from its slot).
     const big = [2 ** 27 + 1, 2 ** 40 + 3];
     for (const id of big) {
       index.add({ id, userId: "u1", filters: { item: name, max_price: 1_000_000, type: "auction" } });
@@ -430,6 +431,49 @@ describe("matcher index maintenance", () => {
       String(2 ** 40 + 3),
       String(2 ** 40 + 4),
     ]);
+    // An entry filed by its slot is found and taken out by its id.
+    expect(index.remove(2 ** 27 + 2)).toBe(true);
+    expect([...index.matchIds(listing)]).toEqual([String(2 ** 40 + 4)]);
+  });
+
+  it("GIVEN price ceilings at and past what a bound-decided entry holds (about $21 million) WHEN listings priced around them arrive THEN each ceiling decides exactly as the linear scan does", () => {
+    const name = "Falcon Rifle | Ember Tide (Pristine)";
+    const ceilings = [
+      undefined,
+      0,
+      2_146_435_070,
+      2_146_435_071,
+      2_146_435_072,
+      3_000_000_000,
+      100_000_000_000,
+    ];
+    const rules: MatcherRule[] = ceilings.flatMap((max_price, i) => [
+      // On the price axis, and on the discount axis (where the ceiling is checked beside it).
+      {
+        id: String(i),
+        userId: "u1",
+        filters: { item: name, ...(max_price === undefined ? {} : { max_price }) },
+      },
+      {
+        id: String(100 + i),
+        userId: "u1",
+        filters: { item: name, min_discount: 1, ...(max_price === undefined ? {} : { max_price }) },
+      },
+    ]);
+    const index = createMatcherIndex();
+    for (const rule of rules) index.add(rule);
+    const prices = [
+      0, 1, 2_146_435_070, 2_146_435_071, 2_146_435_072, 2_999_999_999, 3_000_000_000, 3_000_000_001, 5e10,
+      1e11,
+    ];
+    for (const price of prices) {
+      const priced = listingWith({ price, reference: { predicted_price: 2e11 } });
+      const expected = linearScanMatch(rules, priced)
+        .map((r) => r.id)
+        .sort();
+      expect(expected.length).toBeGreaterThan(0);
+      expect({ price, ids: index.matchIds(priced).map(String).sort() }).toEqual({ price, ids: expected });
+    }
   });
 
   it("GIVEN owners given as numbers (as a load passes them) and as strings WHEN rules come and go THEN one owner is one owner, named by its string", () => {

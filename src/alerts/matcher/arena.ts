@@ -22,12 +22,15 @@ export const EMPTY_AT = 0;
  */
 export class Arena {
   data: Float64Array;
+  /** The same memory as 32-bit integers: a bound-decided entry's price ceiling and code (axes.ts' pair). */
+  words: Int32Array;
   private used = 1;
   private live = 0;
   private readonly tenants = new Set<ArenaTenant>();
 
   constructor(capacity = 0) {
     this.data = new Float64Array(Math.max(1024, capacity));
+    this.words = new Int32Array(this.data.buffer);
   }
 
   /** Gives the tenant a region holding exactly `d` (its old region, if any, is freed first). */
@@ -80,6 +83,7 @@ export class Arena {
       at += tenant.length;
     }
     this.data = data;
+    this.words = new Int32Array(data.buffer);
     this.used = at;
   }
 }

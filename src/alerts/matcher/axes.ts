@@ -1,6 +1,6 @@
 // The matcher's axes: the bound a rule is filed by within its bucket, which rules that bound alone decides, and the scans that stop at the first rule a listing fails.
-import { DEAL_BOUND_IS_MAX, meetsDealBound } from "../dealFilters.ts";
-import { meetsDiscount, type ListingFacts } from "../ruleFilters.ts";
+import { DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../dealFilters.ts";
+import { discountFloor, meetsDiscount, type ListingFacts } from "../ruleFilters.ts";
 import {
   E,
   E_SLOT,
@@ -18,6 +18,7 @@ import {
   HAS_DEAL_INLINE,
   HAS_DISCOUNT,
   HAS_FLOAT,
+  REF_LIMIT,
   type MatchIds,
   type RuleSlots,
 } from "./slots.ts";
@@ -28,35 +29,91 @@ export const IMPLIES_PAINT = 2;
 
 /**
  * A bound-decided entry, as it waits to be settled (buckets.ts): its bound on the axis, its price
- * ceiling (Infinity: none), its float range (NaN, NaN: no float filter), then its id and kind:
- * KINDS * ref + kind, where ref is a numeric id or -(slot + 1) for another, and kind the rule's
- * type and category (slots.ts' kindOf). A price ceiling, a float range, a listing type and a
- * category are the commonest filters beside the axis' bound; checked inline, they cost a few
- * comparisons and no read outside the list.
+ * ceiling (Infinity: none), its float range (NaN, NaN: no float filter), then its code: KINDS *
+ * ref + kind, where ref is a numeric id or -(slot + 1) for another (RuleSlots.pureIdOf), and kind
+ * the rule's type and category (slots.ts' kindOf). A price ceiling, a float range, a listing type
+ * and a category are the commonest filters beside the axis' bound; checked inline, they cost a
+ * few comparisons and no read outside the list.
  */
-export const P = 5;
-const P_PRICE = 1;
-export const P_MIN_FLOAT = 2;
-const P_MAX_FLOAT = 3;
-export const P_ID = 4;
+export const W_PRICE = 1;
+export const W_MIN_FLOAT = 2;
+export const W_MAX_FLOAT = 3;
+export const W_CODE = 4;
+/** Numbers per waiting bound-decided entry. */
+export const WAIT_PURE = 5;
 /**
- * Settled, a list keeps its bound-decided entries in two parts: those with a float range as above
- * (PART_FLOAT), and the two thirds without one as bound, price ceiling, code (PART_PLAIN, 3
- * numbers): a scan is bound by memory at a million rules, and the NaNs were a third of it.
+ * Settled, a list keeps its bound-decided entries in two parts: those with a float range
+ * (PART_FLOAT: bound, pair, lowest float, highest float) and the two thirds without one
+ * (PART_PLAIN: bound, pair), where the pair is one double's 8 bytes read as two 32-bit integers
+ * (the arena's `words`): the code and the price ceiling in cents (PRICE_NONE: none). A scan is
+ * bound by memory at a million rules, and reads integers where it tests integers: 16 bytes a plain
+ * entry where three doubles took 24 and a double code cost a conversion per hit.
  */
 export const PART_PLAIN = 0;
 export const PART_FLOAT = 1;
 export const PART_FULL = 2;
 export const PARTS = 3;
-/** Numbers per entry of each part, and where each part's entries hold their id. */
-export const PN = 3;
-const PN_PRICE = 1;
-const PN_ID = 2;
+/**
+ * The scan's fixed numbers: numbers per entry of a plain part and of a float part, where the pair
+ * and the float range sit, and a code's kind bits (slots.ts' KIND_BITS; the matcher's tests fail
+ * when the two differ). An enum because each use of one is a literal once transpiled, where each
+ * use of a module constant is, in optimised code, a load and a check: the scan used a dozen per
+ * entry.
+ */
+const enum Stride {
+  PLAIN = 2,
+  FLOAT = 4,
+}
+const enum At {
+  PAIR = 1,
+  MIN_FLOAT = 2,
+  MAX_FLOAT = 3,
+}
+const enum Code {
+  KIND_BITS = 4,
+  KIND_MASK = 15,
+}
+export const PN: number = Stride.PLAIN;
+export const P: number = Stride.FLOAT;
 export const STRIDES: readonly number[] = [PN, P, E];
-export const ID_AT: readonly number[] = [PN_ID, P_ID, E_SLOT];
-/** Kinds (type + 4 * category) a P_ID number holds below its ref. */
-const KIND_BITS = 4;
-export const KINDS = 1 << KIND_BITS;
+/**
+ * The pair's price for "no ceiling", and the ceilings a pair holds (0 to PRICE_NONE - 1 cents,
+ * about $21 million; a higher ceiling makes the rule a full entry). Below 0x7ff00000, so the pair
+ * as a double is never a NaN: copied as a number, its bits survive.
+ */
+export const PRICE_NONE = 0x7fefffff;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/**
+ * Which word of a pair holds the code: the low one, so the price, always small, sits where a
+ * double's exponent is. The price is the other word: the code's index xor 1. A scan reads this
+ * once, into a local.
+ */
+export const CODE_WORD = LITTLE_ENDIAN ? 0 : 1;
+
+/** Writes the pair (code, price ceiling) of the entry at `o` of a list whose words are `w`. */
+export function writePair(w: Int32Array, o: number, code: number, maxPrice: number): void {
+  const at = ((o + At.PAIR) << 1) | CODE_WORD;
+  w[at] = code;
+  w[at ^ 1] = maxPrice === Infinity ? PRICE_NONE : maxPrice;
+}
+
+const PAIR_SCRATCH = new Float64Array(1);
+const PAIR_WORDS = new Int32Array(PAIR_SCRATCH.buffer);
+/** The code of a pair read as a number (the double after a bound-decided entry's bound). */
+export function codeOfPair(pair: number): number {
+  PAIR_SCRATCH[0] = pair;
+  return PAIR_WORDS[CODE_WORD] as number;
+}
+
+/** Whether a price ceiling fits a pair (else the rule is a full entry). */
+export const fitsPair = (maxPrice: number): boolean =>
+  maxPrice === Infinity || (Number.isInteger(maxPrice) && maxPrice >= 0 && maxPrice < PRICE_NONE);
+
+/**
+ * A listing's price as pairs compare it: at most PRICE_NONE, which passes every "no ceiling" and
+ * fails every ceiling a pair holds, as the price itself does.
+ */
+export const pairPriceOf = (price: number): number => (price > PRICE_NONE ? PRICE_NONE : price);
 
 /**
  * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
@@ -151,6 +208,47 @@ export function passes(axis: number, bound: number, l: ListingFacts): boolean {
 }
 
 /**
+ * A bound-decided entry's bound on a (non-seed) axis as a ceiling: the listing passes the bound
+ * exactly when its key for the axis (keyFor) is at most the ceiling. A maximum bound is its own
+ * ceiling (with its check's margin); a minimum bound b is -b (less its margin), met by the negated
+ * value. Negation is exact and NaN compares false either way, so `key <= ceiling` is `passes`,
+ * and every bound-decided part is one loop whatever its axis, sorted by ceiling, loosest first.
+ */
+export function ceilingOf(axis: number, bound: number): number {
+  switch (axis) {
+    case AX_DISCOUNT:
+      return -discountFloor(bound);
+    case AX_FLOAT_MAX:
+    case AX_PRICE:
+      return bound;
+    case AX_FLOAT_MIN:
+      return -bound;
+    default: {
+      const limit = dealLimit(axis - AX_DEAL, bound);
+      return DEAL_BOUND_IS_MAX[axis - AX_DEAL] === true ? limit : -limit;
+    }
+  }
+}
+
+/** A listing's key on a (non-seed) axis: see ceilingOf. */
+export function keyFor(axis: number, l: ListingFacts): number {
+  switch (axis) {
+    case AX_DISCOUNT:
+      return -l.discount;
+    case AX_FLOAT_MAX:
+      return l.float;
+    case AX_PRICE:
+      return l.price;
+    case AX_FLOAT_MIN:
+      return -l.float;
+    default: {
+      const value = l.deal[axis - AX_DEAL] as number;
+      return DEAL_BOUND_IS_MAX[axis - AX_DEAL] === true ? value : -value;
+    }
+  }
+}
+
+/**
  * Whether the entry's match is decided by its bound on `axis`, its price ceiling and its float
  * range alone, given what the bucket's key implies: every other filter is absent or implied. Such
  * a rule needs no check beyond the scan and a few comparisons.
@@ -160,6 +258,8 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
   // Lists (unless implied and cleared by the index), more than the inline deal bounds, a reference
   // quantity (type and category bits are the entry's kind).
   if ((bits & ~(HAS_FLOAT | HAS_DISCOUNT | HAS_DEAL_INLINE | (3 << 5) | (3 << 7))) !== 0) return false;
+  // Its price ceiling and its ref must fit a pair (a slot past REF_LIMIT: a hundred million rules).
+  if (!fitsPair(entry[E_MAX_PRICE] as number) || (entry[E_SLOT] as number) >= REF_LIMIT - 1) return false;
   if ((entry[E_DEF] as number) >= 0 && (implies & IMPLIES_DEF) === 0) return false;
   if ((entry[E_PAINT] as number) >= 0 && (implies & IMPLIES_PAINT) === 0) return false;
   if ((bits & HAS_DISCOUNT) !== 0 && axis !== AX_DISCOUNT) return false;
@@ -170,118 +270,49 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
 }
 
 /**
- * Writes the id of a code (P_ID's form) to ids[count] and returns count + 1 when the listing's
- * `kinds` (ListingFacts.kinds) has the code's kind, else returns count: the last check of a
- * bound-decided entry. The count is the caller's local, not a field read and written per entry.
- */
-function codeHit(
-  slots: RuleSlots,
-  code: number,
-  kinds: number,
-  ids: Array<number | string>,
-  count: number,
-): number {
-  let ref: number;
-  if ((code | 0) === code) {
-    // Every code of a database id: the kind is its low bits, the ref the rest (>> floors).
-    if (((kinds >>> (code & (KINDS - 1))) & 1) === 0) return count;
-    ref = code >> KIND_BITS;
-  } else {
-    ref = Math.floor(code / KINDS);
-    if (((kinds >>> (code - ref * KINDS)) & 1) === 0) return count;
-  }
-  ids[count] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
-  return count + 1;
-}
-
-/**
- * codeHit for the bound-decided entry at o (PART_FLOAT's form) when the listing passes its price
- * ceiling and float range: the scan already passed its bound, so this decides it.
- */
-export function floatHit(
-  slots: RuleSlots,
-  d: Float64Array,
-  o: number,
-  price: number,
-  float: number,
-  kinds: number,
-  ids: Array<number | string>,
-  count: number,
-): number {
-  if (price > (d[o + P_PRICE] as number)) return count;
-  if (!(float >= (d[o + P_MIN_FLOAT] as number) && float <= (d[o + P_MAX_FLOAT] as number))) return count;
-  return codeHit(slots, d[o + P_ID] as number, kinds, ids, count);
-}
-
-/** floatHit for an entry of PART_PLAIN's form (no float range). */
-export function plainHit(
-  slots: RuleSlots,
-  d: Float64Array,
-  o: number,
-  price: number,
-  kinds: number,
-  ids: Array<number | string>,
-  count: number,
-): number {
-  if (price > (d[o + PN_PRICE] as number)) return count;
-  return codeHit(slots, d[o + PN_ID] as number, kinds, ids, count);
-}
-
-/**
- * Appends the ids of one part (PART_PLAIN or PART_FLOAT, from o to n, integers) of a list's
- * bound-decided entries that the listing satisfies: one pass that stops at the first bound the
- * listing fails, deciding each entry on the way. This is the hot path.
+ * Appends the ids of the bound-decided entries of one part (from o to n, integers; `stride`: PN
+ * for a plain part, P for a float part) that the listing satisfies: one pass that stops at the
+ * first ceiling the listing's `key` (keyFor) is above, deciding each entry on the way by its
+ * price ceiling (`price`: pairPriceOf's), a float part's float range, and its kind (`kinds`:
+ * ListingFacts.kinds); a seed run passes -Infinity, its end found before. This is the hot path:
+ * every number it uses per entry is a local or a literal (the enums above), and the per-entry steps are
+ * written out in its two loops (an inlined call to a module's function costs a load and a check
+ * of the function at every entry).
  */
 export function collectPure(
   slots: RuleSlots,
-  axis: number,
-  part: number,
   d: Float64Array,
+  w: Int32Array,
   o: number,
   n: number,
-  l: ListingFacts,
+  stride: number,
+  key: number,
+  price: number,
+  float: number,
+  kinds: number,
   out: MatchIds,
 ): void {
-  const price = l.price;
-  const kinds = l.kinds;
   const ids = out.ids;
+  const cw = CODE_WORD;
   let count = out.count;
-  if (part === PART_PLAIN) {
-    switch (axis) {
-      case AX_DISCOUNT: {
-        const discount = l.discount;
-        for (; o < n && meetsDiscount(discount, d[o] as number); o += PN)
-          count = plainHit(slots, d, o, price, kinds, ids, count);
-        break;
-      }
-      case AX_PRICE:
-        for (; o < n && price <= (d[o] as number); o += PN)
-          count = plainHit(slots, d, o, price, kinds, ids, count);
-        break;
-      default:
-        for (; o < n && passes(axis, d[o] as number, l); o += PN)
-          count = plainHit(slots, d, o, price, kinds, ids, count);
+  if (stride === Stride.PLAIN) {
+    for (; o < n && key <= (d[o] as number); o += Stride.PLAIN) {
+      const at = ((o + At.PAIR) << 1) | cw;
+      if (price > (w[at ^ 1] as number)) continue;
+      const code = w[at] as number;
+      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
+      const ref = code >> Code.KIND_BITS;
+      ids[count++] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
     }
   } else {
-    const float = l.float;
-    switch (axis) {
-      case AX_DISCOUNT: {
-        const discount = l.discount;
-        for (; o < n && meetsDiscount(discount, d[o] as number); o += P)
-          count = floatHit(slots, d, o, price, float, kinds, ids, count);
-        break;
-      }
-      case AX_PRICE:
-        for (; o < n && price <= (d[o] as number); o += P)
-          count = floatHit(slots, d, o, price, float, kinds, ids, count);
-        break;
-      case AX_FLOAT_MAX:
-        for (; o < n && float <= (d[o] as number); o += P)
-          count = floatHit(slots, d, o, price, float, kinds, ids, count);
-        break;
-      default:
-        for (; o < n && passes(axis, d[o] as number, l); o += P)
-          count = floatHit(slots, d, o, price, float, kinds, ids, count);
+    for (; o < n && key <= (d[o] as number); o += Stride.FLOAT) {
+      if (!(float >= (d[o + At.MIN_FLOAT] as number) && float <= (d[o + At.MAX_FLOAT] as number))) continue;
+      const at = ((o + At.PAIR) << 1) | cw;
+      if (price > (w[at ^ 1] as number)) continue;
+      const code = w[at] as number;
+      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
+      const ref = code >> Code.KIND_BITS;
+      ids[count++] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
     }
   }
   out.count = count;

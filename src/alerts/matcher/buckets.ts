@@ -3,22 +3,21 @@ import {
   AX_SEED,
   AXES,
   boundOf,
+  codeOfPair,
   collectPure,
   decidedByBound,
-  floatHit,
-  ID_AT,
-  KINDS,
   P,
-  P_ID,
+  keyFor,
+  pairPriceOf,
   PART_FLOAT,
   PART_FULL,
   PART_PLAIN,
   PARTS,
   passes,
-  plainHit,
   PN,
   scanFull,
   STRIDES,
+  W_CODE,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
@@ -37,7 +36,13 @@ import {
   WP,
   type Parts,
 } from "./packing.ts";
-import { E, E_KEY, E_SLOT, type MatchIds, type RuleSlots } from "./slots.ts";
+import { E, E_KEY, E_SLOT, KIND_BITS, type MatchIds, type RuleSlots } from "./slots.ts";
+
+/** How takeOut reads an entry's id: a waiting or a packed bound-decided one's ref, a full one's slot. */
+const waitingRef = (list: readonly number[], o: number): number => (list[o + W_CODE] as number) >> KIND_BITS;
+const packedRef = (list: readonly number[], o: number): number =>
+  codeOfPair(list[o + 1] as number) >> KIND_BITS;
+const fullSlot = (list: readonly number[], o: number): number => list[o + E_SLOT] as number;
 
 /**
  * Rules sharing an index key, one list per axis. A list holds first the rules its bound decides
@@ -95,8 +100,8 @@ export class Bucket implements ArenaTenant {
    */
   remove(slots: RuleSlots, slot: number, pureId: number, axis: number): boolean {
     if (
-      takeOut(this.waitPure, WP, P_ID, KINDS, pureId, axis) ||
-      takeOut(this.waitFull, WE, E_SLOT, 1, slot, axis)
+      takeOut(this.waitPure, WP, waitingRef, pureId, axis) ||
+      takeOut(this.waitFull, WE, fullSlot, slot, axis)
     ) {
       this.size--;
       return true;
@@ -107,13 +112,7 @@ export class Bucket implements ArenaTenant {
     let found = false;
     for (let part = 0; part < PARTS && !found; part++) {
       const full = part === PART_FULL;
-      found = takeOut(
-        list[part],
-        STRIDES[part] as number,
-        ID_AT[part] as number,
-        full ? 1 : KINDS,
-        full ? slot : pureId,
-      );
+      found = takeOut(list[part], STRIDES[part] as number, full ? fullSlot : packedRef, full ? slot : pureId);
     }
     if (!found) return false;
     // Still in order: packing copies each part as it is.
@@ -156,6 +155,7 @@ export class Bucket implements ArenaTenant {
       added[axis] = 1;
     }
     const d = layOut(len);
+    const w = new Int32Array(d.buffer);
     // Each part: its packed entries, then its waiting ones (sorted below when any came in).
     for (let oh = 1; oh < 1 + oldLists * H; oh += H) {
       const axis = old[oh] as number;
@@ -170,7 +170,7 @@ export class Bucket implements ArenaTenant {
     for (let o = 0; o < pure.length; o += WP) {
       const part = partOf(pure, o);
       const k = (pure[o] as number) * PARTS + part;
-      settlePure(pure, o, part, d, at[k] as number);
+      settlePure(pure, o, part, d, w, at[k] as number);
       at[k] = (at[k] as number) + (STRIDES[part] as number);
     }
     for (let o = 0; o < full.length; o += WE) {
@@ -195,7 +195,8 @@ export class Bucket implements ArenaTenant {
 
   /**
    * Places the packed lists in the arena (none: frees the region), with the seed list's directory
-   * after them: in the same region, reading it costs no hop of its own.
+   * cells after them (its head in the seed list's header): in the same region, reading a cell
+   * costs no hop of its own, and the head none at all.
    */
   private setPacked(slots: RuleSlots, d: Float64Array | null): void {
     this.seedsAt = -1;
@@ -203,12 +204,20 @@ export class Bucket implements ArenaTenant {
       this.arena.free(this);
       return;
     }
-    let dir: Int32Array | null = null;
+    let cells: Int32Array | null = null;
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
       const axis = d[h] as number;
+      if (axis === AX_SEED) {
+        // A seed list has no first bounds (a listing reads its own seed's run): its header holds
+        // the directory's head, or NaNs when the list is short enough to bisect.
+        const dir = seedDirectory(d, Array.from(d.subarray(h + 1, h + 2 + PARTS)));
+        for (let k = 0; k < PARTS; k++) d[h + FIRST + k] = dir === null ? NaN : (dir.head[k] as number);
+        cells = dir?.cells ?? null;
+        continue;
+      }
       for (let part = 0; part < PARTS; part++) {
         const start = d[h + 1 + part] as number;
-        const empty = (d[h + 2 + part] as number) === start || axis === AX_SEED;
+        const empty = (d[h + 2 + part] as number) === start;
         // A bound-decided entry's bound comes first; a full one's is read as its axis reads it.
         d[h + FIRST + part] = empty
           ? NaN
@@ -216,15 +225,14 @@ export class Bucket implements ArenaTenant {
             ? boundOf(slots, axis, d, start)
             : (d[start] as number);
       }
-      if (axis === AX_SEED) dir = seedDirectory(d, Array.from(d.subarray(h + 1, h + 2 + PARTS)));
     }
-    if (dir === null) {
+    if (cells === null) {
       this.arena.place(this, d);
       return;
     }
-    const region = new Float64Array(d.length + dir.length);
+    const region = new Float64Array(d.length + Math.ceil(cells.length / 2));
     region.set(d);
-    region.set(dir, d.length);
+    new Int32Array(region.buffer).set(cells, 2 * d.length);
     this.seedsAt = d.length;
     this.arena.place(this, region);
   }
@@ -241,6 +249,7 @@ export class Bucket implements ArenaTenant {
    */
   collect(slots: RuleSlots, l: ListingFacts, out: MatchIds): void {
     const d = this.arena.data;
+    const w = this.arena.words;
     const b = this.at;
     const last = b + 1 + (d[b] as number) * H;
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
@@ -251,14 +260,15 @@ export class Bucket implements ArenaTenant {
       const split = b + ((d[h + 3] as number) | 0);
       const end = b + ((d[h + 4] as number) | 0);
       if (axis === AX_SEED) {
-        this.collectSeed(slots, l, d, h, b, out);
+        this.collectSeed(slots, l, d, w, h, b, out);
         continue;
       }
-      // A part is read only when the listing passes its first (loosest) bound, from the header
-      if (float > plain && passes(axis, d[h + FIRST] as number, l))
-        collectPure(slots, axis, PART_PLAIN, d, plain, float, l, out);
-      if (split > float && passes(axis, d[h + FIRST + 1] as number, l))
-        collectPure(slots, axis, PART_FLOAT, d, float, split, l, out);
+      // A part is read only when the listing passes its first (loosest) bound, from the header.
+      const key = keyFor(axis, l);
+      if (float > plain && key <= (d[h + FIRST] as number))
+        collectPure(slots, d, w, plain, float, PN, key, pairPriceOf(l.price), l.float, l.kinds, out);
+      if (split > float && key <= (d[h + FIRST + 1] as number))
+        collectPure(slots, d, w, float, split, P, key, pairPriceOf(l.price), l.float, l.kinds, out);
       if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
@@ -267,36 +277,38 @@ export class Bucket implements ArenaTenant {
     }
   }
 
-  /** The seed list (its header at h, its region at b): the runs of the listing's seed in each part, each checked as its part is. */
+  /** The seed list (its header at h, its region at b; w: the arena's words): the runs of the listing's seed in each part, each checked as its part is. */
   private collectSeed(
     slots: RuleSlots,
     l: ListingFacts,
     d: Float64Array,
+    w: Int32Array,
     h: number,
     b: number,
     out: MatchIds,
   ): void {
     const seed = l.paintSeed;
     if (Number.isNaN(seed)) return;
-    const dir = this.seedsAt < 0 ? -1 : b + this.seedsAt;
     // One cell for the three parts; outside the directory's seeds no part has a run.
-    const cell = dir < 0 ? 0 : seedCell(d, dir, seed);
+    const cells = this.seedsAt < 0 ? -1 : 2 * (b + this.seedsAt);
+    const cell = cells < 0 ? 0 : seedCell(d, h + FIRST, seed);
     if (cell < 0) return;
     const plain = b + ((d[h + 1] as number) | 0);
     const float = b + ((d[h + 2] as number) | 0);
     const split = b + ((d[h + 3] as number) | 0);
     const end = b + ((d[h + 4] as number) | 0);
-    const ids = out.ids;
-    let count = out.count;
-    const price = l.price;
-    const kinds = l.kinds;
-    let o = seedRun(d, plain, float, PN, 0, seed, dir, cell, PART_PLAIN);
-    for (; o < float && d[o] === seed; o += PN) count = plainHit(slots, d, o, price, kinds, ids, count);
-    o = seedRun(d, float, split, P, 0, seed, dir, cell, PART_FLOAT);
-    for (; o < split && d[o] === seed; o += P)
-      count = floatHit(slots, d, o, price, l.float, kinds, ids, count);
-    out.count = count;
-    o = seedRun(d, split, end, E, E_KEY, seed, dir, cell, PART_FULL);
+    // Each bound-decided part's run is collected as a scan with no bound (-Infinity) to its end.
+    let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, PART_PLAIN);
+    let stop = o;
+    while (stop < float && d[stop] === seed) stop += PN;
+    if (stop > o)
+      collectPure(slots, d, w, o, stop, PN, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
+    o = seedRun(d, w, float, split, P, 0, seed, cells, cell, PART_FLOAT);
+    stop = o;
+    while (stop < split && d[stop] === seed) stop += P;
+    if (stop > o)
+      collectPure(slots, d, w, o, stop, P, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
+    o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, PART_FULL);
     for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
   }
 

@@ -1,17 +1,21 @@
 // How a bucket's lists are laid out and kept in order: the header, the waiting entries' forms, the sort by axis and the removal of one entry.
 import {
+  AX_SEED,
   AXES,
   boundOf,
+  ceilingOf,
   isMaxAxis,
-  KINDS,
-  P,
-  P_ID,
-  P_MIN_FLOAT,
   PART_FLOAT,
   PART_FULL,
   PART_PLAIN,
   PARTS,
   STRIDES,
+  W_CODE,
+  W_MAX_FLOAT,
+  W_MIN_FLOAT,
+  W_PRICE,
+  WAIT_PURE,
+  writePair,
 } from "./axes.ts";
 import {
   E,
@@ -23,25 +27,33 @@ import {
   E_SLOT,
   flagsOf,
   HAS_FLOAT,
+  KINDS,
   kindOf,
+  REF_LIMIT,
   type RuleSlots,
 } from "./slots.ts";
 
-/** Appends the entry's bound-decided form (see P) to `out`, one number at a time (no array per rule). */
+/**
+ * Appends the entry's bound-decided form as it waits (axes.ts' W_*) to `out`, one number at a
+ * time (no array per rule): its bound as a ceiling (ceilingOf; on the seed axis, its seed).
+ * Its ref is RuleSlots.pureIdOf's: the id below REF_LIMIT, else the slot.
+ */
 export function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: number[]): void {
   const id = entry[E_ID] as number;
   const float = (flagsOf(entry[E_BITS] as number) & HAS_FLOAT) !== 0;
+  const bound = boundOf(slots, axis, entry, 0);
   out.push(
-    boundOf(slots, axis, entry, 0),
+    axis === AX_SEED ? bound : ceilingOf(axis, bound),
     entry[E_MAX_PRICE] as number,
     float ? (entry[E_MIN_FLOAT] as number) : NaN,
     float ? (entry[E_MAX_FLOAT] as number) : NaN,
-    (id >= 0 ? id : -((entry[E_SLOT] as number) + 1)) * KINDS + kindOf(flagsOf(entry[E_BITS] as number)),
+    (id >= 0 && id < REF_LIMIT ? id : -((entry[E_SLOT] as number) + 1)) * KINDS +
+      kindOf(flagsOf(entry[E_BITS] as number)),
   );
 }
 
 /** Waiting entries carry their axis first. */
-export const WP = P + 1;
+export const WP = WAIT_PURE + 1;
 export const WE = E + 1;
 
 /** Sorts the entries of one part (PART_*) of d between `from` and `to` in their axis' order, in place. */
@@ -56,14 +68,16 @@ export function sortSegment(
   const stride = STRIDES[part] as number;
   const count = (to - from) / stride;
   if (count < 2) return;
-  const sign = isMaxAxis(axis) ? -1 : 1;
+  // A full entry's bound is read as its axis reads it, loosest first; a bound-decided one's
+  // ceiling comes first, largest (loosest) first, or on the seed axis its seed, lowest first.
+  const full = part === PART_FULL;
+  const sign = full ? (isMaxAxis(axis) ? -1 : 1) : axis === AX_SEED ? 1 : -1;
   const order = new Uint32Array(count);
   const bounds = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     order[i] = i;
     const o = from + i * stride;
-    // A bound-decided entry's bound comes first.
-    bounds[i] = sign * (part === PART_FULL ? boundOf(slots, axis, d, o) : (d[o] as number));
+    bounds[i] = sign * (full ? boundOf(slots, axis, d, o) : (d[o] as number));
   }
   order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
   const copy = d.slice(from, to);
@@ -72,23 +86,21 @@ export function sortSegment(
 }
 
 /**
- * Takes the entry (`stride` numbers) whose number at `field`, divided by `unit` and floored, is
- * `value` out of a list (a bound-decided entry's P_ID holds its ref times KINDS, plus its kind);
- * false when not there. `axis` >= 0: the list's entries carry their axis first (waiting entries),
- * and only an entry on that axis counts.
+ * Takes the entry (`stride` numbers) whose id, as `idAt` reads it from the entry at o, is `value`
+ * out of a list; false when not there. `axis` >= 0: the list's entries carry their axis first
+ * (waiting entries), and only an entry on that axis counts.
  */
 export function takeOut(
   list: number[] | null | undefined,
   stride: number,
-  field: number,
-  unit: number,
+  idAt: (list: readonly number[], o: number) => number,
   value: number,
   axis = -1,
 ): boolean {
   if (list === null || list === undefined) return false;
-  const at = axis < 0 ? field : field + 1;
+  const skip = axis < 0 ? 0 : 1;
   for (let o = 0; o < list.length; o += stride) {
-    if (Math.floor((list[o + at] as number) / unit) === value && (axis < 0 || list[o] === axis)) {
+    if (idAt(list, o + skip) === value && (axis < 0 || list[o] === axis)) {
       list.splice(o, stride);
       return true;
     }
@@ -118,24 +130,26 @@ export type Parts = Array<number[][] | null>;
 
 /** The part a waiting bound-decided entry (at o, after its axis) settles into. */
 export const partOf = (wait: readonly number[], o: number): number =>
-  Number.isNaN(wait[o + 1 + P_MIN_FLOAT]) ? PART_PLAIN : PART_FLOAT;
+  Number.isNaN(wait[o + 1 + W_MIN_FLOAT]) ? PART_PLAIN : PART_FLOAT;
 
-/** Copies a waiting bound-decided entry (at o, after its axis) into d at `to` in its part's form. */
+/**
+ * Copies a waiting bound-decided entry (at o, after its axis) into d at `to` in its part's form
+ * (axes.ts: bound, pair, then a float part's range); w: d's words.
+ */
 export function settlePure(
   wait: readonly number[],
   o: number,
   part: number,
   d: Float64Array,
+  w: Int32Array,
   to: number,
 ): void {
-  if (part === PART_FLOAT) {
-    for (let k = 0; k < P; k++) d[to + k] = wait[o + 1 + k] as number;
-    return;
-  }
-  // PART_PLAIN: bound, price ceiling, code.
   d[to] = wait[o + 1] as number;
-  d[to + 1] = wait[o + 2] as number;
-  d[to + 2] = wait[o + 1 + P_ID] as number;
+  writePair(w, to, wait[o + 1 + W_CODE] as number, wait[o + 1 + W_PRICE] as number);
+  if (part === PART_FLOAT) {
+    d[to + 2] = wait[o + 1 + W_MIN_FLOAT] as number;
+    d[to + 3] = wait[o + 1 + W_MAX_FLOAT] as number;
+  }
 }
 
 /**

@@ -9,14 +9,18 @@ const PER_CELL = 2;
 
 /**
  * A seed list's directory, for all its parts at once (`bounds`: where each part starts, then where
- * the last ends; STRIDES' numbers an entry; the seed first, or at E_KEY in the full part): the
- * lowest seed, the width of a cell in seeds, the number of cells, then per cell boundary the index
- * of the first entry of each part whose seed is at least the cell's first. Null for short lists. A
- * listing's seed names its cell, and the cell's numbers bound its run in each part: one read where
- * bisecting a list of thousands reads a dozen places far apart, each one a cache miss at a million
- * rules.
+ * the last ends; STRIDES' numbers an entry; the seed first, or at E_KEY in the full part): its
+ * head (the lowest seed, the width of a cell in seeds, the number of cells), which the list's
+ * header holds, and its cells: per cell boundary the index of the first entry of each part whose
+ * seed is at least the cell's first, as 32-bit integers after the lists (the arena's words). Null
+ * for short lists. A listing's seed names its cell, and the cell's numbers bound its run in every
+ * part: one read where bisecting a list of thousands reads a dozen places far apart, each one a
+ * cache miss at a million rules.
  */
-export function seedDirectory(list: Float64Array, bounds: readonly number[]): Int32Array | null {
+export function seedDirectory(
+  list: Float64Array,
+  bounds: readonly number[],
+): { head: [number, number, number]; cells: Int32Array } | null {
   const seedAt = (part: number, i: number) =>
     list[
       (bounds[part] as number) + i * (STRIDES[part] as number) + (part === PART_FULL ? E_KEY : 0)
@@ -35,58 +39,56 @@ export function seedDirectory(list: Float64Array, bounds: readonly number[]): In
   });
   const span = max - min + 1;
   const width = Math.max(1, Math.ceil(span / Math.ceil(total / PER_CELL)));
-  const cells = Math.ceil(span / width);
-  const dir = new Int32Array(3 + PARTS * (cells + 1));
-  dir[0] = min;
-  dir[1] = width;
-  dir[2] = cells;
+  const count = Math.ceil(span / width);
+  const cells = new Int32Array(PARTS * (count + 1));
   const next = [0, 0, 0];
-  for (let c = 0; c <= cells; c++) {
+  for (let c = 0; c <= count; c++) {
     const first = min + c * width;
     for (let part = 0; part < PARTS; part++) {
       let i = next[part] as number;
       while (i < (counts[part] as number) && seedAt(part, i) < first) i++;
       next[part] = i;
-      dir[3 + PARTS * c + part] = i;
+      cells[PARTS * c + part] = i;
     }
   }
-  return dir;
+  return { head: [min, width, count], cells };
 }
 
 /**
- * A seed list's directory cell for `seed` (dir: where the directory sits in `list`): -1 when the
- * seed is below the lowest, above the highest or NaN (no part has a run), else the cell, whose
- * numbers bound the seed's run in every part (seedRun).
+ * A seed list's directory cell for `seed` (head: where the directory's head sits in `list`, the
+ * list's header): -1 when the seed is below the lowest, above the highest or NaN (no part has a
+ * run), else the cell, whose numbers bound the seed's run in every part (seedRun).
  */
-export function seedCell(list: Float64Array, dir: number, seed: number): number {
-  const cell = Math.floor((seed - (list[dir] as number)) / (list[dir + 1] as number));
-  return cell >= 0 && cell < (list[dir + 2] as number) ? cell : -1;
+export function seedCell(list: Float64Array, head: number, seed: number): number {
+  const cell = Math.floor((seed - (list[head] as number)) / (list[head + 1] as number));
+  return cell >= 0 && cell < (list[head + 2] as number) ? cell : -1;
 }
 
 /**
  * Where the run of entries filed under `seed` starts in a seed list's part (from o to n, `stride`
  * numbers an entry, its seed at `at`, sorted ascending): the first entry whose seed is not below
  * it, or n when the directory shows the run is empty; the run goes on while entries carry the
- * seed. `dir` and `cell`: the list's
- * directory and the seed's cell in it (seedCell), which narrow the search; dir -1: no directory
- * (a short list, bisected whole). `part`: which part (PART_*).
+ * seed. `cells` and `cell`: where the list's directory cells start in the arena's `words`, and
+ * the seed's cell (seedCell), which narrow the search; cells -1: no directory (a short list,
+ * bisected whole). `part`: which part (PART_*).
  */
 export function seedRun(
   list: Float64Array,
+  words: Int32Array,
   o: number,
   n: number,
   stride: number,
   at: number,
   seed: number,
-  dir: number,
+  cells: number,
   cell: number,
   part: number,
 ): number {
   let lo = 0;
   let hi = ((n - o) / stride) | 0;
-  if (dir >= 0) {
-    lo = (list[dir + 3 + PARTS * cell + part] as number) | 0;
-    hi = (list[dir + 3 + PARTS * (cell + 1) + part] as number) | 0;
+  if (cells >= 0) {
+    lo = words[cells + PARTS * cell + part] as number;
+    hi = words[cells + PARTS * (cell + 1) + part] as number;
     // No entry of this part in the seed's cell: its run is empty, and the part is not read.
     if (lo === hi) return n;
   }

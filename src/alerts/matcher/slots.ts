@@ -47,6 +47,11 @@ const INLINE_DEALS = 2;
 const OWNER_UNIT = 2048;
 /** The rule's kind, type + 4 * category (ListingFacts.kinds' bit), from its flags. */
 export const kindOf = (flags: number): number => (flags >> 5) & 15;
+/** Kinds a bound-decided entry's 32-bit code holds below its ref (axes.ts). */
+export const KIND_BITS = 4;
+export const KINDS = 1 << KIND_BITS;
+/** Refs a 32-bit code holds: ids at or past it are filed by slot, as -(slot + 1). */
+export const REF_LIMIT = 1 << (31 - KIND_BITS);
 /** The HAS_*, type and category bits of an E_BITS value (ToInt32 keeps the low bits exact). */
 export const flagsOf = (bits: number): number => bits & (OWNER_UNIT - 1);
 export const HAS_FLOAT = 1;
@@ -300,10 +305,10 @@ export class RuleSlots {
     return this.keys[slot] as number | string;
   }
 
-  /** The rule's id as a bound-only entry holds it (buckets.ts): numeric, or -(slot + 1). */
+  /** The rule's ref as a bound-decided entry's code holds it (axes.ts): a numeric id below REF_LIMIT, else -(slot + 1). */
   pureIdOf(slot: number): number {
     const key = this.keys[slot];
-    return typeof key === "number" ? key : -(slot + 1);
+    return typeof key === "number" && key < REF_LIMIT ? key : -(slot + 1);
   }
 
   /** The owner of the rule in a slot. */
