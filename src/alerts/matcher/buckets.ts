@@ -67,8 +67,7 @@ export class Bucket implements ArenaTenant {
   size = 0;
 
   /**
-   * `outer`: the def index of a bucket keyed by paint within its def (def+paint, and the def+paint
-   * seed bucket), else -1. `implies`: IMPLIES_* bits of what the key decides for its rules.
+   * `outer`: the def index of a bucket keyed by paint within its def (def+paint), else -1. `implies`: IMPLIES_* bits of what the key decides for its rules.
    */
   constructor(
     private readonly arena: Arena,

@@ -21,8 +21,9 @@ export const MAX_SEEDS_AS_KEY = 10;
 /**
  * The most selective key of a rule: item name, else a short seed list, else def+paint, else
  * def, else paint, else (rules without any of those) a sticker, a keychain, or a long seed list,
- * else a broad bucket. A seed rule is filed under each of its seeds (in its name's bucket on the
- * seed axis, else in a seed bucket, by def index when it has one); a listing has one seed, so it
+ * else a broad bucket. A seed rule is filed under each of its seeds on the seed axis of its
+ * name's bucket, else of its def+paint's or its def's bucket, else of the one seed bucket for
+ * rules with neither (HOME_SEED says which rules go by seed); a listing has one seed, so it
  * still meets the rule at most once, and a rule with only seeds for lists needs no seed check
  * there. Only its name's bucket ever sees a rule with an item, so the name needs no check per rule.
  */
@@ -46,7 +47,7 @@ export function homeOf(c: CompiledFilters, seeds: readonly number[] | null): num
 export const broadKey = (type: number, category: number) => type * 4 + category;
 
 /** What a bucket's key decides for its rules (axes.ts' IMPLIES_*): a listing visits only its own. */
-export function impliesOf(home: number, key: string | number, outer: string | number): number {
+export function impliesOf(home: number): number {
   switch (home) {
     case HOME_DEF_PAINT:
       return IMPLIES_DEF | IMPLIES_PAINT;
@@ -54,11 +55,6 @@ export function impliesOf(home: number, key: string | number, outer: string | nu
       return IMPLIES_DEF;
     case HOME_PAINT:
       return IMPLIES_PAINT;
-    case HOME_SEED:
-      // A def+paint seed bucket (bySeedDefPaint: keyed by paint within its def), a def index's
-      // (bySeedDef); the one for seed rules without a def index decides none.
-      if (typeof outer === "number" && outer >= 0) return IMPLIES_DEF | IMPLIES_PAINT;
-      return typeof key === "number" && key >= 0 ? IMPLIES_DEF : 0;
     default:
       return 0;
   }

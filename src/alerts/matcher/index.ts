@@ -97,20 +97,18 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const byDefPaint = new Map<number, Map<number, Bucket>>();
   const byDef = new Map<number, Bucket>();
   const byPaint = new Map<number, Bucket>();
-  /** Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). */
-  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED, -1, -1));
-  /** Seed rules with a def index, by def index on the seed axis: a listing meets only its own weapon's. */
-  const bySeedDef = new Map<number, Bucket>();
   /**
-   * Seed rules with a def and a paint index (a pattern hunt on one skin), by def then paint: the
-   * key decides both, so such a rule is a bound-decided entry, not a full one checked field by field.
+   * Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). A
+   * seed rule with a def index (and a paint index: a pattern hunt on one skin) sits on the seed
+   * axis of its def's (def+paint's) bucket: the key decides them, so it is a bound-decided entry,
+   * and a listing reads it in a bucket it visits anyway, not in one more.
    */
-  const bySeedDefPaint = new Map<number, Map<number, Bucket>>();
+  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED));
   const bySticker = new Map<number, Bucket>();
   const byKeychain = new Map<number, Bucket>();
   const broad = Array.from(
     { length: 12 },
-    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD, k, -1)),
+    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD)),
   );
   let broadSize = 0;
 
@@ -123,7 +121,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(arena, home, key, outer, impliesOf(home, key, outer));
+      bucket = new Bucket(arena, home, key, outer, impliesOf(home));
       map.set(key, bucket);
     }
     return bucket;
@@ -159,11 +157,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
         break;
       case HOME_PAINT:
         byPaint.delete(bucket.key as number);
-        break;
-      case HOME_SEED:
-        if (bucket === bySeedOnly) break;
-        if (bucket.outer === -1) bySeedDef.delete(bucket.key as number);
-        else dropNested(bySeedDefPaint, bucket);
         break;
       case HOME_STICKER:
         bySticker.delete(bucket.key as number);
@@ -246,8 +239,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
           c.defIndex < 0
             ? bySeedOnly
             : c.paintIndex >= 0
-              ? nestedBucket(bySeedDefPaint, HOME_SEED, c.defIndex, c.paintIndex)
-              : bucketIn(bySeedDef, HOME_SEED, c.defIndex);
+              ? nestedBucket(byDefPaint, HOME_DEF_PAINT, c.defIndex, c.paintIndex)
+              : bucketIn(byDef, HOME_DEF, c.defIndex);
         break;
       case HOME_DEF_PAINT:
         bucket = nestedBucket(byDefPaint, HOME_DEF_PAINT, c.defIndex, c.paintIndex);
@@ -331,13 +324,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       gather(byDef.get(defIndex));
     }
     if (!Number.isNaN(paintIndex)) gather(byPaint.get(paintIndex));
-    if (!Number.isNaN(paintSeed)) {
-      if (bySeedOnly.size > 0) visit.push(bySeedOnly);
-      if (!Number.isNaN(defIndex)) {
-        gather(bySeedDef.get(defIndex));
-        if (!Number.isNaN(paintIndex)) gather(bySeedDefPaint.get(defIndex)?.get(paintIndex));
-      }
-    }
+    if (!Number.isNaN(paintSeed) && bySeedOnly.size > 0) visit.push(bySeedOnly);
     if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
     if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);
     if (broadSize > 0) {
