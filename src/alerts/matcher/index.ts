@@ -5,6 +5,7 @@ import { compileFilters, prepareListing, type ListingFacts, type RuleFilters } f
 import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
+import { IdTable } from "./idTable.ts";
 import {
   broadKey,
   HOME_BROAD,
@@ -30,6 +31,12 @@ import {
   RuleSlots,
   type RuleRef,
 } from "./slots.ts";
+
+/** The lookups a bucket table offers (a Map by item name, an IdTable by index). */
+interface KeyedBuckets<K> {
+  get(key: K): Bucket | undefined;
+  set(key: K, bucket: Bucket): unknown;
+}
 
 export interface MatcherRule {
   /** A number and its decimal string are the same rule. */
@@ -94,9 +101,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const entry = new Float64Array(E);
 
   const byName = new Map<string, Bucket>();
-  const byDefPaint = new Map<number, Map<number, Bucket>>();
-  const byDef = new Map<number, Bucket>();
-  const byPaint = new Map<number, Bucket>();
+  const byDefPaint = new IdTable<IdTable<Bucket>>();
+  const byDef = new IdTable<Bucket>();
+  const byPaint = new IdTable<Bucket>();
   /**
    * Seed rules naming neither an item nor a def index, on the seed axis (one entry per seed). A
    * seed rule with a def index (and a paint index: a pattern hunt on one skin) sits on the seed
@@ -104,8 +111,8 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
    * and a listing reads it in a bucket it visits anyway, not in one more.
    */
   const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED));
-  const bySticker = new Map<number, Bucket>();
-  const byKeychain = new Map<number, Bucket>();
+  const bySticker = new IdTable<Bucket>();
+  const byKeychain = new IdTable<Bucket>();
   const broad = Array.from(
     { length: 12 },
     (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD)),
@@ -114,7 +121,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
 
   /** The bucket under `key`, created when missing. */
   function bucketIn<K extends string | number>(
-    map: Map<K, Bucket>,
+    map: KeyedBuckets<K>,
     home: number,
     key: K,
     outer: string | number = -1,
@@ -128,15 +135,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   /** The bucket under outer then inner key (def+paint), created when missing. */
-  function nestedBucket<K extends string | number>(
-    map: Map<K, Map<number, Bucket>>,
-    home: number,
-    outer: K,
-    key: number,
-  ): Bucket {
+  function nestedBucket(map: IdTable<IdTable<Bucket>>, home: number, outer: number, key: number): Bucket {
     let inner = map.get(outer);
     if (inner === undefined) {
-      inner = new Map();
+      inner = new IdTable();
       map.set(outer, inner);
     }
     return bucketIn(inner, home, key, outer);
@@ -167,10 +169,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
   }
 
-  function dropNested<K extends string | number>(map: Map<K, Map<number, Bucket>>, bucket: Bucket): void {
-    const inner = map.get(bucket.outer as K);
+  function dropNested(map: IdTable<IdTable<Bucket>>, bucket: Bucket): void {
+    const inner = map.get(bucket.outer as number);
     inner?.delete(bucket.key as number);
-    if (inner?.size === 0) map.delete(bucket.outer as K);
+    if (inner?.size === 0) map.delete(bucket.outer as number);
   }
 
   function takeOut(bucket: Bucket, slot: number): void {
@@ -276,7 +278,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   const visit: Bucket[] = [];
 
   /** Each distinct id's bucket (a listing can carry one sticker several times). */
-  function gatherEach(map: Map<number, Bucket>, ids: readonly number[]): void {
+  function gatherEach(map: IdTable<Bucket>, ids: readonly number[]): void {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i] as number;
       const bucket = ids.indexOf(id) === i ? map.get(id) : undefined;
