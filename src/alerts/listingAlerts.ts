@@ -71,7 +71,7 @@ export async function queueListingAlerts(
   const found = new MatchIds();
   for (const listing of listings) {
     const count = deps.index.matchInto(listing, found);
-    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.ids[i]) });
+    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.idAt(i)) });
     if (deps.snipe !== undefined) pushArmedHits(deps.snipe, listing, found, armed, before);
   }
   if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
@@ -208,7 +208,7 @@ function pushArmedHits(
 ): void {
   const count = snipe.armedIndex.matchInto(listing, found);
   for (let i = 0; i < count; i++) {
-    const id = found.ids[i] as number | string;
+    const id = found.idAt(i);
     const mode = snipe.armedMode(String(id));
     const ruleId = Number(id);
     if (mode !== undefined && !taken.has(hitKey(ruleId, listing.id)))

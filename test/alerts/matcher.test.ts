@@ -5,6 +5,7 @@ import { RuleFilters } from "../../src/alerts/ruleFilters.ts";
 import {
   createMatcherIndex,
   linearScanMatch,
+  MatchIds,
   type MatcherRule,
   type RuleRef,
 } from "../../src/alerts/matcher.ts";
@@ -473,6 +474,28 @@ describe("matcher index maintenance", () => {
         .sort();
       expect(expected.length).toBeGreaterThan(0);
       expect({ price, ids: index.matchIds(priced).map(String).sort() }).toEqual({ price, ids: expected });
+    }
+  });
+
+  it("GIVEN more matches than a reused MatchIds has room for, numeric and string ids mixed WHEN the feed matches listing after listing into it THEN each match reads back exactly its own rules", () => {
+    const index = createMatcherIndex();
+    const name = "Falcon Rifle | Ember Tide (Pristine)";
+    // Bound-decided (price only) and full (reference quantity) entries, ids kept as numbers and as strings.
+    for (let i = 0; i < 1500; i++) {
+      const filters =
+        i % 3 === 0
+          ? { item: name, max_price: 1000 + i, min_ref_qty: 0 }
+          : { item: name, max_price: 1000 + i };
+      index.add({ id: i % 2 === 0 ? i : `r${i}`, userId: "u1", filters });
+    }
+    const found = new MatchIds();
+    for (const price of [500, 2000, 2499, 1200, 9999]) {
+      const count = index.matchInto(listingWith({ price }), found);
+      const expected = Array.from({ length: 1500 }, (_, i) => i)
+        .filter((i) => price <= 1000 + i)
+        .map((i) => (i % 2 === 0 ? i : `r${i}`));
+      expect(count).toBe(expected.length);
+      expect(found.ids().map(String).sort()).toEqual(expected.map(String).sort());
     }
   });
 

@@ -280,7 +280,6 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
  * of the function at every entry).
  */
 export function collectPure(
-  slots: RuleSlots,
   d: Float64Array,
   w: Int32Array,
   o: number,
@@ -292,7 +291,8 @@ export function collectPure(
   kinds: number,
   out: MatchIds,
 ): void {
-  const ids = out.ids;
+  // Room for every entry of the part: the loops then write refs without a check.
+  const refs = out.reserve((n - o) / stride);
   const cw = CODE_WORD;
   let count = out.count;
   if (stride === Stride.PLAIN) {
@@ -301,8 +301,7 @@ export function collectPure(
       if (price > (w[at ^ 1] as number)) continue;
       const code = w[at] as number;
       if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
-      const ref = code >> Code.KIND_BITS;
-      ids[count++] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
+      refs[count++] = code >> Code.KIND_BITS;
     }
   } else {
     for (; o < n && key <= (d[o] as number); o += Stride.FLOAT) {
@@ -311,8 +310,7 @@ export function collectPure(
       if (price > (w[at ^ 1] as number)) continue;
       const code = w[at] as number;
       if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
-      const ref = code >> Code.KIND_BITS;
-      ids[count++] = ref >= 0 ? ref : slots.keyAt(-ref - 1);
+      refs[count++] = code >> Code.KIND_BITS;
     }
   }
   out.count = count;

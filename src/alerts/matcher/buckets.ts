@@ -265,14 +265,14 @@ export class Bucket implements ArenaTenant {
       // A part is read only when the listing passes its first (loosest) bound, from the header.
       const key = keyFor(axis, l);
       if (float > plain && key <= (d[h + FIRST] as number))
-        collectPure(slots, d, w, plain, float, PN, key, pairPriceOf(l.price), l.float, l.kinds, out);
+        collectPure(d, w, plain, float, PN, key, pairPriceOf(l.price), l.float, l.kinds, out);
       if (split > float && key <= (d[h + FIRST + 1] as number))
-        collectPure(slots, d, w, float, split, P, key, pairPriceOf(l.price), l.float, l.kinds, out);
+        collectPure(d, w, float, split, P, key, pairPriceOf(l.price), l.float, l.kinds, out);
       if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const stop = scanFull(slots, axis, d, split, end, l);
-      for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
+      for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
     }
   }
 
@@ -300,15 +300,13 @@ export class Bucket implements ArenaTenant {
     let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, PART_PLAIN);
     let stop = o;
     while (stop < float && d[stop] === seed) stop += PN;
-    if (stop > o)
-      collectPure(slots, d, w, o, stop, PN, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
+    if (stop > o) collectPure(d, w, o, stop, PN, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
     o = seedRun(d, w, float, split, P, 0, seed, cells, cell, PART_FLOAT);
     stop = o;
     while (stop < split && d[stop] === seed) stop += P;
-    if (stop > o)
-      collectPure(slots, d, w, o, stop, P, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
+    if (stop > o) collectPure(d, w, o, stop, P, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
     o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, PART_FULL);
-    for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.idOf(d, o));
+    for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis and part. */

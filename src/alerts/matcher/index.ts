@@ -310,7 +310,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   }
 
   function matchInto(listing: Listing, out: MatchIds): number {
-    out.count = 0;
+    out.reset(slots);
     if (dirty.length > 0) settleDirty();
     const facts = prepareListing(listing, fees);
     if (!facts.listed) return 0;
@@ -343,7 +343,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   function matchIds(listing: Listing): Array<number | string> {
     const found = new MatchIds();
     matchInto(listing, found);
-    return found.ids.slice(0, found.count);
+    return found.ids();
   }
 
   function ownerOf(ruleId: string | number): string | undefined {

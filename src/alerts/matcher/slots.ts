@@ -105,16 +105,47 @@ export function keyOf(id: string | number): number | string {
 }
 
 /**
- * The rule ids one match found: `ids[0]` to `ids[count - 1]`. The feed keeps one and matches
- * listing after listing into it: the array is overwritten, never shrunk (emptying an array frees
- * its storage), so matching allocates nothing per match.
+ * The rules one match found, `count` of them, as refs: a rule's numeric id below REF_LIMIT, else
+ * -(slot + 1) (RuleSlots.pureIdOf's form, which a bound-decided entry's code holds). The scan
+ * writes a ref into a 32-bit array and moves on: no branch, call or JS array store per match. A
+ * ref becomes its id when read (idAt), from the index that wrote it. The feed keeps one and
+ * matches listing after listing into it: the array is reused, and grows, never shrinks.
  */
 export class MatchIds {
-  readonly ids: Array<number | string> = [];
+  refs = new Int32Array(256);
   count = 0;
+  /** The slots of the index that matched last (its refs name their slots). */
+  private from: RuleSlots | null = null;
 
-  add(id: number | string): void {
-    this.ids[this.count++] = id;
+  /** Starts a match by the index whose slots are `slots`. */
+  reset(slots: RuleSlots): void {
+    this.count = 0;
+    this.from = slots;
+  }
+
+  /** The refs array with room for `n` more after count (a scan reserves its part's length, then writes freely). */
+  reserve(n: number): Int32Array {
+    if (this.count + n > this.refs.length) {
+      const grown = new Int32Array(Math.max(this.count + n, this.refs.length * 2));
+      grown.set(this.refs.subarray(0, this.count));
+      this.refs = grown;
+    }
+    return this.refs;
+  }
+
+  add(ref: number): void {
+    this.reserve(1)[this.count++] = ref;
+  }
+
+  /** The id of match i: a number for a numeric id, else the id as given. */
+  idAt(i: number): number | string {
+    const ref = this.refs[i] as number;
+    return ref >= 0 ? ref : (this.from as RuleSlots).keyAt(-ref - 1);
+  }
+
+  /** Every id found, in a new array. */
+  ids(): Array<number | string> {
+    return Array.from({ length: this.count }, (_, i) => this.idAt(i));
   }
 }
 
@@ -288,9 +319,10 @@ export class RuleSlots {
   }
 
   /** The id of the rule of the entry at offset o of a bucket's list, from the entry alone when numeric. */
-  idOf(n: Float64Array, o: number): number | string {
+  /** The ref (MatchIds) of the full entry at offset o. */
+  refOf(n: Float64Array, o: number): number {
     const id = n[o + E_ID] as number;
-    return id >= 0 ? id : (this.keys[n[o + E_SLOT] as number] as string);
+    return id >= 0 && id < REF_LIMIT ? id : -((n[o + E_SLOT] as number) + 1);
   }
 
   /** Deal bound k of the entry at offset o (NaN: not set), inline or from its slot. */
