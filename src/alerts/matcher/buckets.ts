@@ -21,7 +21,7 @@ import {
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
-import { seedCell, seedDirectory, seedRun } from "./seeds.ts";
+import { seedBit, seedCell, seedDirectory, seedRun } from "./seeds.ts";
 import {
   FIRST,
   H,
@@ -292,20 +292,21 @@ export class Bucket implements ArenaTenant {
     const cells = this.seedsAt < 0 ? -1 : 2 * (b + this.seedsAt);
     const cell = cells < 0 ? 0 : seedCell(d, h + FIRST, seed);
     if (cell < 0) return;
+    const bit = cells < 0 ? 0 : seedBit(d, h + FIRST, seed, cell);
     const plain = b + ((d[h + 1] as number) | 0);
     const float = b + ((d[h + 2] as number) | 0);
     const split = b + ((d[h + 3] as number) | 0);
     const end = b + ((d[h + 4] as number) | 0);
     // Each bound-decided part's run is collected as a scan with no bound (-Infinity) to its end.
-    let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, PART_PLAIN);
+    let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, bit, PART_PLAIN);
     let stop = o;
     while (stop < float && d[stop] === seed) stop += PN;
     if (stop > o) collectPure(d, w, o, stop, PN, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
-    o = seedRun(d, w, float, split, P, 0, seed, cells, cell, PART_FLOAT);
+    o = seedRun(d, w, float, split, P, 0, seed, cells, cell, bit, PART_FLOAT);
     stop = o;
     while (stop < split && d[stop] === seed) stop += P;
     if (stop > o) collectPure(d, w, o, stop, P, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
-    o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, PART_FULL);
+    o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, bit, PART_FULL);
     for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
   }
 
