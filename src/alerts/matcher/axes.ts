@@ -61,6 +61,7 @@ export const PARTS = 3;
  * entry.
  */
 const enum Stride {
+  PRICE = 1,
   PLAIN = 2,
   FLOAT = 4,
 }
@@ -77,6 +78,16 @@ export const PN: number = Stride.PLAIN;
 export const P: number = Stride.FLOAT;
 export const STRIDES: readonly number[] = [PN, P, E];
 /**
+ * Numbers per entry of a part of a list on an axis. A plain entry on the price axis is its pair
+ * alone (8 bytes): its bound is its price ceiling, which the pair holds, so the scan reads the
+ * pair's price as the bound. The commonest rule (an item under a price) is this entry.
+ */
+export const strideOf = (axis: number, part: number): number =>
+  axis === AX_PRICE && part === PART_PLAIN ? Stride.PRICE : (STRIDES[part] as number);
+/** Where an entry's pair sits in it (the price axis' plain entries are their pair). */
+export const pairOffsetOf = (axis: number, part: number): number =>
+  axis === AX_PRICE && part === PART_PLAIN ? 0 : At.PAIR;
+/**
  * The pair's price for "no ceiling", and the ceilings a pair holds (0 to PRICE_NONE - 1 cents,
  * about $21 million; a higher ceiling makes the rule a full entry). Below 0x7ff00000, so the pair
  * as a double is never a NaN: copied as a number, its bits survive.
@@ -90,11 +101,17 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  */
 export const CODE_WORD = LITTLE_ENDIAN ? 0 : 1;
 
-/** Writes the pair (code, price ceiling) of the entry at `o` of a list whose words are `w`. */
+/** Writes a pair (code, price ceiling) as the double at `o` of a list whose words are `w`. */
 export function writePair(w: Int32Array, o: number, code: number, maxPrice: number): void {
-  const at = ((o + At.PAIR) << 1) | CODE_WORD;
+  const at = (o << 1) | CODE_WORD;
   w[at] = code;
   w[at ^ 1] = maxPrice === Infinity ? PRICE_NONE : maxPrice;
+}
+
+/** The price ceiling of the pair at double `o` (Infinity: none), as a header's first bound holds it. */
+export function pairCeiling(w: Int32Array, o: number): number {
+  const price = w[((o << 1) | CODE_WORD) ^ 1] as number;
+  return price === PRICE_NONE ? Infinity : price;
 }
 
 const PAIR_SCRATCH = new Float64Array(1);
@@ -271,7 +288,8 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
 
 /**
  * Appends the ids of the bound-decided entries of one part (from o to n, integers; `stride`: PN
- * for a plain part, P for a float part) that the listing satisfies: one pass that stops at the
+ * for a plain part, P for a float part, 1 for the price axis' plain part: strideOf) that the
+ * listing satisfies: one pass that stops at the
  * first ceiling the listing's `key` (keyFor) is above, deciding each entry on the way by its
  * price ceiling (`price`: pairPriceOf's), a float part's float range, and its kind (`kinds`:
  * ListingFacts.kinds); a seed run passes -Infinity, its end found before. This is the hot path:
@@ -295,7 +313,16 @@ export function collectPure(
   const refs = out.reserve((n - o) / stride);
   const cw = CODE_WORD;
   let count = out.count;
-  if (stride === Stride.PLAIN) {
+  if (stride === Stride.PRICE) {
+    // The price axis' plain part: the pair's price is the bound, passed by the listing's price.
+    for (; o < n; o++) {
+      const at = (o << 1) | cw;
+      if (!(price <= (w[at ^ 1] as number))) break;
+      const code = w[at] as number;
+      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
+      refs[count++] = code >> Code.KIND_BITS;
+    }
+  } else if (stride === Stride.PLAIN) {
     for (; o < n && key <= (d[o] as number); o += Stride.PLAIN) {
       const at = ((o + At.PAIR) << 1) | cw;
       if (price > (w[at ^ 1] as number)) continue;

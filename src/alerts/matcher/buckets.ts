@@ -8,6 +8,8 @@ import {
   decidedByBound,
   P,
   keyFor,
+  pairCeiling,
+  pairOffsetOf,
   pairPriceOf,
   PART_FLOAT,
   PART_FULL,
@@ -16,7 +18,7 @@ import {
   passes,
   PN,
   scanFull,
-  STRIDES,
+  strideOf,
   W_CODE,
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
@@ -38,10 +40,16 @@ import {
 } from "./packing.ts";
 import { E, E_KEY, E_SLOT, KIND_BITS, type MatchIds, type RuleSlots } from "./slots.ts";
 
-/** How takeOut reads an entry's id: a waiting or a packed bound-decided one's ref, a full one's slot. */
+/**
+ * How takeOut reads an entry's id: a waiting or a packed bound-decided one's ref (packedRefs by
+ * where its pair sits: pairOffsetOf), a full one's slot.
+ */
 const waitingRef = (list: readonly number[], o: number): number => (list[o + W_CODE] as number) >> KIND_BITS;
-const packedRef = (list: readonly number[], o: number): number =>
-  codeOfPair(list[o + 1] as number) >> KIND_BITS;
+const packedRefs = [0, 1].map(
+  (pair) =>
+    (list: readonly number[], o: number): number =>
+      codeOfPair(list[o + pair] as number) >> KIND_BITS,
+);
 const fullSlot = (list: readonly number[], o: number): number => list[o + E_SLOT] as number;
 
 /**
@@ -111,7 +119,8 @@ export class Bucket implements ArenaTenant {
     let found = false;
     for (let part = 0; part < PARTS && !found; part++) {
       const full = part === PART_FULL;
-      found = takeOut(list[part], STRIDES[part] as number, full ? fullSlot : packedRef, full ? slot : pureId);
+      const idAt = full ? fullSlot : (packedRefs[pairOffsetOf(axis, part)] as typeof fullSlot);
+      found = takeOut(list[part], strideOf(axis, part), idAt, full ? slot : pureId);
     }
     if (!found) return false;
     // Still in order: packing copies each part as it is.
@@ -145,7 +154,7 @@ export class Bucket implements ArenaTenant {
     for (let o = 0; o < pure.length; o += WP) {
       const axis = pure[o] as number;
       const part = partOf(pure, o);
-      len[axis * PARTS + part] = (len[axis * PARTS + part] as number) + (STRIDES[part] as number);
+      len[axis * PARTS + part] = (len[axis * PARTS + part] as number) + strideOf(axis, part);
       added[axis] = 1;
     }
     for (let o = 0; o < full.length; o += WE) {
@@ -170,7 +179,7 @@ export class Bucket implements ArenaTenant {
       const part = partOf(pure, o);
       const k = (pure[o] as number) * PARTS + part;
       settlePure(pure, o, part, d, w, at[k] as number);
-      at[k] = (at[k] as number) + (STRIDES[part] as number);
+      at[k] = (at[k] as number) + strideOf(pure[o] as number, part);
     }
     for (let o = 0; o < full.length; o += WE) {
       const k = (full[o] as number) * PARTS + PART_FULL;
@@ -217,12 +226,15 @@ export class Bucket implements ArenaTenant {
       for (let part = 0; part < PARTS; part++) {
         const start = d[h + 1 + part] as number;
         const empty = (d[h + 2 + part] as number) === start;
-        // A bound-decided entry's bound comes first; a full one's is read as its axis reads it.
+        // A bound-decided entry's bound comes first (the price axis' plain one is its pair's
+        // price); a full one's is read as its axis reads it.
         d[h + FIRST + part] = empty
           ? NaN
           : part === PART_FULL
             ? boundOf(slots, axis, d, start)
-            : (d[start] as number);
+            : strideOf(axis, part) === 1
+              ? pairCeiling(new Int32Array(d.buffer, d.byteOffset, d.length * 2), start)
+              : (d[start] as number);
       }
     }
     if (cells === null) {
@@ -265,7 +277,18 @@ export class Bucket implements ArenaTenant {
       // A part is read only when the listing passes its first (loosest) bound, from the header.
       const key = keyFor(axis, l);
       if (float > plain && key <= (d[h + FIRST] as number))
-        collectPure(d, w, plain, float, PN, key, pairPriceOf(l.price), l.float, l.kinds, out);
+        collectPure(
+          d,
+          w,
+          plain,
+          float,
+          strideOf(axis, PART_PLAIN),
+          key,
+          pairPriceOf(l.price),
+          l.float,
+          l.kinds,
+          out,
+        );
       if (split > float && key <= (d[h + FIRST + 1] as number))
         collectPure(d, w, float, split, P, key, pairPriceOf(l.price), l.float, l.kinds, out);
       if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;

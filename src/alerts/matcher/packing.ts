@@ -8,8 +8,9 @@ import {
   PART_FLOAT,
   PART_FULL,
   PART_PLAIN,
+  pairCeiling,
   PARTS,
-  STRIDES,
+  strideOf,
   W_CODE,
   W_MAX_FLOAT,
   W_MIN_FLOAT,
@@ -65,8 +66,9 @@ export function sortSegment(
   to: number,
   part: number,
 ): void {
-  const stride = STRIDES[part] as number;
+  const stride = strideOf(axis, part);
   const count = (to - from) / stride;
+  const w = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
   if (count < 2) return;
   // A full entry's bound is read as its axis reads it, loosest first; a bound-decided one's
   // ceiling comes first, largest (loosest) first, or on the seed axis its seed, lowest first.
@@ -77,7 +79,8 @@ export function sortSegment(
   for (let i = 0; i < count; i++) {
     order[i] = i;
     const o = from + i * stride;
-    bounds[i] = sign * (full ? boundOf(slots, axis, d, o) : (d[o] as number));
+    bounds[i] =
+      sign * (full ? boundOf(slots, axis, d, o) : stride === 1 ? pairCeiling(w, o) : (d[o] as number));
   }
   order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
   const copy = d.slice(from, to);
@@ -144,8 +147,14 @@ export function settlePure(
   w: Int32Array,
   to: number,
 ): void {
+  const code = wait[o + 1 + W_CODE] as number;
+  const price = wait[o + 1 + W_PRICE] as number;
+  if (strideOf(wait[o] as number, part) === 1) {
+    writePair(w, to, code, price);
+    return;
+  }
   d[to] = wait[o + 1] as number;
-  writePair(w, to, wait[o + 1 + W_CODE] as number, wait[o + 1 + W_PRICE] as number);
+  writePair(w, to + 1, code, price);
   if (part === PART_FLOAT) {
     d[to + 2] = wait[o + 1 + W_MIN_FLOAT] as number;
     d[to + 3] = wait[o + 1 + W_MAX_FLOAT] as number;
