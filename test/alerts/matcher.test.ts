@@ -589,6 +589,30 @@ describe("matcher index maintenance", () => {
     expect(ids(index.match(listing))).toEqual(["a", "b"]);
   });
 
+  it("GIVEN a listing already matched (its name's buckets remembered) WHEN rules under its def, paint, def+paint or name come and go THEN the next listing of that name meets exactly the rules there are", () => {
+    const index = createMatcherIndex();
+    // The listing's def is 7, its paint 282; a rule elsewhere keeps the index from being empty.
+    index.add({ id: "other", userId: "u", filters: { def_index: 8, max_price: 9000 } });
+    expect(ids(index.match(listing))).toEqual([]);
+    const keyed: MatcherRule[] = [
+      { id: "def", userId: "u", filters: { def_index: 7, max_price: 9000 } },
+      { id: "paint", userId: "u", filters: { paint_index: 282, max_price: 9000 } },
+      { id: "skin", userId: "u", filters: { def_index: 7, paint_index: 282, max_price: 9000 } },
+      { id: "name", userId: "u", filters: { item: "Falcon Rifle | Ember Tide (Pristine)", max_price: 9000 } },
+    ];
+    const live: string[] = [];
+    for (const rule of keyed) {
+      index.add(rule);
+      live.push(String(rule.id));
+      expect(ids(index.match(listing))).toEqual([...live].sort());
+    }
+    for (const rule of keyed) {
+      index.remove(rule.id);
+      live.shift();
+      expect(ids(index.match(listing))).toEqual([...live].sort());
+    }
+  });
+
   it("GIVEN long seed lists in every kind of seed bucket WHEN listings carry seeds in, between, below and above them, or none THEN the index equals the linear scan", () => {
     // Enough seed rules that each seed list (an item's, a weapon's, a weapon and skin's, the
     // item-less one; bound-decided and fully checked parts) is long enough to get a directory,

@@ -32,6 +32,17 @@ import {
   type RuleRef,
 } from "./slots.ts";
 
+/** A listing name's buckets (index.ts' routeOf), valid while nothing was made or dropped and its indexes match. */
+interface Route {
+  readonly tables: number;
+  readonly def: number;
+  readonly paint: number;
+  readonly buckets: readonly Bucket[];
+}
+
+/** Names whose routes are kept: a day's listings name tens of thousands of items at most. */
+const MAX_ROUTES = 200_000;
+
 /** The lookups a bucket table offers (a Map by item name, an IdTable by index). */
 interface KeyedBuckets<K> {
   get(key: K): Bucket | undefined;
@@ -130,6 +141,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     if (bucket === undefined) {
       bucket = new Bucket(arena, home, key, outer, impliesOf(home));
       map.set(key, bucket);
+      tables++;
     }
     return bucket;
   }
@@ -147,6 +159,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   /** Drops a bucket once empty so churn over many item names does not leak maps. */
   function dropIfEmpty(bucket: Bucket): void {
     if (bucket.size > 0) return;
+    tables++;
     switch (bucket.home) {
       case HOME_NAME:
         byName.delete(bucket.key as string);
@@ -274,6 +287,38 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     }
   }
 
+  /**
+   * A listing's name, def and paint buckets as last looked up, by its name: one lookup where
+   * four (the name, then def+paint, def and paint by index) each chained a few cache misses at a
+   * million rules. A route holds while `tables` (bumped whenever a bucket is made or dropped) and
+   * the listing's indexes are as when it was found; else it is looked up again. At most
+   * MAX_ROUTES names are kept (the table starts over past it).
+   */
+  const routes = new Map<string, Route>();
+  let tables = 0;
+
+  function routeOf(facts: ListingFacts): Route {
+    const def = Number.isNaN(facts.defIndex) ? -1 : facts.defIndex;
+    const paint = Number.isNaN(facts.paintIndex) ? -1 : facts.paintIndex;
+    const known = routes.get(facts.nameLower);
+    if (known !== undefined && known.tables === tables && known.def === def && known.paint === paint)
+      return known;
+    const buckets: Bucket[] = [];
+    const add = (bucket: Bucket | undefined) => {
+      if (bucket !== undefined) buckets.push(bucket);
+    };
+    add(byName.get(facts.nameLower));
+    if (def >= 0) {
+      if (paint >= 0) add(byDefPaint.get(def)?.get(paint));
+      add(byDef.get(def));
+    }
+    if (paint >= 0) add(byPaint.get(paint));
+    const route = { tables, def, paint, buckets };
+    if (routes.size >= MAX_ROUTES) routes.clear();
+    routes.set(facts.nameLower, route);
+    return route;
+  }
+
   /** The buckets a listing visits, gathered before any is scanned (reused: match is synchronous). */
   const visit: Bucket[] = [];
 
@@ -292,11 +337,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     if (!facts.statcounter && !facts.souvenir) visit.push(broad[broadKey(type, 1)] as Bucket);
     if (facts.statcounter) visit.push(broad[broadKey(type, 2)] as Bucket);
     if (facts.souvenir) visit.push(broad[broadKey(type, 3)] as Bucket);
-  }
-
-  /** Pushes a bucket to visit when there is one. */
-  function gather(bucket: Bucket | undefined): void {
-    if (bucket !== undefined) visit.push(bucket);
   }
 
   function settleDirty(): void {
@@ -319,14 +359,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     // scans: at a million rules each bucket is a cache miss away, and looked up together the
     // misses overlap instead of waiting one behind the other between scans.
     visit.length = 0;
-    gather(byName.get(facts.nameLower));
-    const { defIndex, paintIndex, paintSeed } = facts;
-    if (!Number.isNaN(defIndex)) {
-      if (!Number.isNaN(paintIndex)) gather(byDefPaint.get(defIndex)?.get(paintIndex));
-      gather(byDef.get(defIndex));
-    }
-    if (!Number.isNaN(paintIndex)) gather(byPaint.get(paintIndex));
-    if (!Number.isNaN(paintSeed) && bySeedOnly.size > 0) visit.push(bySeedOnly);
+    const route = routeOf(facts).buckets;
+    for (let i = 0; i < route.length; i++) visit.push(route[i] as Bucket);
+    if (!Number.isNaN(facts.paintSeed) && bySeedOnly.size > 0) visit.push(bySeedOnly);
     if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
     if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);
     if (broadSize > 0) {
