@@ -2,6 +2,7 @@
 // Storage (matcher/slots.ts), the bounds lists are sorted and scanned by (matcher/axes.ts), packed buckets
 // (matcher/buckets.ts), placement and lookup (matcher/index.ts), and the linear scans it is measured and
 // tested against (matcher/linear.ts).
-export { createMatcherIndex, type MatcherIndex, type MatcherRule } from "./matcher/index.ts";
-export { MatchIds, type RuleRef } from "./matcher/slots.ts";
+export { createMatcherIndex } from "./matcher/index.ts";
+export type { MatcherIndex, MatcherRule } from "./matcher/contract.ts";
+export { MatchIds, type RuleRef } from "./matcher/matchIds.ts";
 export { compileRules, linearScanCompiled, linearScanMatch, type CompiledRule } from "./matcher/linear.ts";

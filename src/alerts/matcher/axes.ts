@@ -19,9 +19,9 @@ import {
   HAS_DISCOUNT,
   HAS_FLOAT,
   REF_LIMIT,
-  type MatchIds,
   type RuleSlots,
 } from "./slots.ts";
+import type { MatchIds } from "./matchIds.ts";
 
 /** What a bucket's key already decides for every rule in it (index.ts sets it per kind of bucket). */
 export const IMPLIES_DEF = 1;

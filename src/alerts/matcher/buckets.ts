@@ -38,7 +38,8 @@ import {
   WP,
   type Parts,
 } from "./packing.ts";
-import { E, E_KEY, E_SLOT, KIND_BITS, type MatchIds, type RuleSlots } from "./slots.ts";
+import type { MatchIds } from "./matchIds.ts";
+import { E, E_KEY, E_SLOT, KIND_BITS, type RuleSlots } from "./slots.ts";
 
 /**
  * How takeOut reads an entry's id: a waiting or a packed bound-decided one's ref (packedRefs by

@@ -1,10 +1,11 @@
 // The matcher index: files each rule under its most selective key, and a listing visits only the buckets of its own keys.
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
-import { compileFilters, prepareListing, type ListingFacts, type RuleFilters } from "../ruleFilters.ts";
+import { compileFilters, prepareListing, type ListingFacts } from "../ruleFilters.ts";
 import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
+import type { MatcherIndex, MatcherRule } from "./contract.ts";
 import { IdTable } from "./idTable.ts";
 import {
   broadKey,
@@ -20,17 +21,8 @@ import {
   impliesOf,
   MAX_SEEDS_AS_KEY,
 } from "./homes.ts";
-import {
-  E,
-  E_BITS,
-  E_KEY,
-  HAS_LISTS,
-  HAS_STICKER_SLOT,
-  keyOf,
-  MatchIds,
-  RuleSlots,
-  type RuleRef,
-} from "./slots.ts";
+import { E, E_BITS, E_KEY, HAS_LISTS, HAS_STICKER_SLOT, keyOf, RuleSlots } from "./slots.ts";
+import { MatchIds, type RuleRef } from "./matchIds.ts";
 
 /** A listing name's buckets (index.ts' routeOf), valid while nothing was made or dropped and its indexes match. */
 interface Route {
@@ -47,46 +39,6 @@ const MAX_ROUTES = 200_000;
 interface KeyedBuckets<K> {
   get(key: K): Bucket | undefined;
   set(key: K, bucket: Bucket): unknown;
-}
-
-export interface MatcherRule {
-  /** A number and its decimal string are the same rule. */
-  id: string | number;
-  /** A number and its decimal string are the same owner (ownerOf gives the string). */
-  userId: string | number;
-  filters: RuleFilters;
-}
-
-export interface MatcherIndex {
-  /** Adds a rule, replacing any rule with the same id. */
-  add(rule: MatcherRule): void;
-  /** Removes a rule; unknown ids are ignored. Returns whether a rule was removed. */
-  remove(ruleId: string | number): boolean;
-  /** Same as add: replaces the rule with that id (or adds it). */
-  update(rule: MatcherRule): void;
-  readonly size: number;
-  /** Every rule id in the index, in no particular order. */
-  ids(): IterableIterator<string>;
-  /** Rules the listing satisfies, each at most once, in no particular order. */
-  match(listing: Listing): RuleRef[];
-  /**
-   * The feed's hot path: the ids of the rules the listing satisfies (numbers for numeric ids, as
-   * database ids are), each at most once, in no particular order. Read from the matched entries
-   * alone: nothing per rule outside the bucket lists is touched, so a listing matching thousands
-   * of rules costs a scan, not thousands of cache misses. A new array per listing: the feed
-   * matches into one reused MatchIds instead (matchInto).
-   */
-  matchIds(listing: Listing): Array<number | string>;
-  /** matchIds into `found` (its count reset first): the feed's hot path, allocating nothing. Returns the count. */
-  matchInto(listing: Listing, found: MatchIds): number;
-  /** The owner of a rule in the index (undefined when it is not). */
-  ownerOf(ruleId: string | number): string | undefined;
-  /**
-   * Sorts and packs the rules added since the last match (match does it first when needed); a
-   * bulk load calls it to pay that cost, and free the room adding used, before the first listing
-   * (it also trims the arena's spare room, which a match's settle leaves for the next edits).
-   */
-  settle(): void;
 }
 
 /**

@@ -8,8 +8,8 @@ import {
   type CompiledFilters,
   type RuleFilters,
 } from "../ruleFilters.ts";
-import type { MatcherRule } from "./index.ts";
-import type { RuleRef } from "./slots.ts";
+import type { MatcherRule } from "./contract.ts";
+import type { RuleRef } from "./matchIds.ts";
 
 /** Filters objects are treated as immutable, so their compiled form can be remembered. */
 const compiledByFilters = new WeakMap<RuleFilters, CompiledFilters>();
