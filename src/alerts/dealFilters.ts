@@ -204,22 +204,21 @@ export const DEAL_BOUND_IS_MAX: readonly boolean[] = IS_MAX;
 /** Percentages computed in binary fractions: a rule at exactly 8.1% must still match 8.1%. */
 const DEAL_EPSILON = 1e-9;
 
+/** Every position NaN: what a listing without deal facts has. */
+const NO_VALUES: readonly number[] = FACTS.map(() => NaN);
 /** The positions of each fact (a fact can back a minimum and a maximum). */
 const POSITIONS: ReadonlyMap<string, readonly number[]> = new Map(
   [...new Set(FACTS)].map((fact) => [fact, FACTS.flatMap((f, i) => (f === fact ? [i] : []))]),
 );
 
-/**
- * The listing's values in DEAL_BOUNDS order, written over `out` (a scratch reused listing after
- * listing); NaN where the listing does not have it.
- */
-export function dealValuesInto(d: DealFacts, out: number[]): number[] {
+/** The listing's values in DEAL_BOUNDS order; NaN where the listing does not have it. */
+export function dealValuesOf(d: DealFacts): number[] {
   // A plain array filled field by field: a Float64Array per listing (a native buffer each) and
   // Float64Array.from with a function per position cost a microsecond a listing between them, on
   // the feed's hot path. The facts a listing has (a few) are visited, not every position: a
   // lookup per position by a varying key on objects of varying shape was a third of preparing a
   // listing.
-  for (let i = 0; i < FACTS.length; i++) out[i] = NaN;
+  const out = NO_VALUES.slice();
   for (const fact in d) {
     const at = POSITIONS.get(fact);
     if (at === undefined) continue;

@@ -8,7 +8,7 @@ import {
   compileDeal,
   DEAL_FILTER_SHAPE,
   dealFiltersFromOptions,
-  dealValuesInto,
+  dealValuesOf,
   matchesDeal,
   NARROWING_DEAL_FILTERS,
   type DealOptions,
@@ -258,65 +258,31 @@ function kindsOf(type: number, statcounter: boolean, souvenir: boolean): number 
 
 /** `fees`: the seller fee that profit filters count (the configured one in the running bot). */
 export function prepareListing(listing: Listing, fees: FeeModel = DEFAULT_FEES): ListingFacts {
-  return prepareListingInto(listing, fees, emptyFacts());
-}
-
-/** Facts with nothing in them, in prepareListing's shape (a scratch for prepareListingInto). */
-export function emptyFacts(): ListingFacts {
-  return {
-    listed: false,
-    nameLower: "",
-    defIndex: NaN,
-    paintIndex: NaN,
-    paintSeed: NaN,
-    float: NaN,
-    price: NaN,
-    discount: NaN,
-    refQty: NaN,
-    type: 0,
-    statcounter: false,
-    souvenir: false,
-    kinds: 0,
-    stickerIds: [],
-    stickerSlots: [],
-    keychainIds: [],
-    deal: [],
-  };
-}
-
-/**
- * prepareListing into `out`, its arrays emptied and refilled: the matcher prepares every listing
- * of the feed into one scratch, allocating no facts, arrays or deal values per listing.
- */
-export function prepareListingInto(listing: Listing, fees: FeeModel, out: ListingFacts): ListingFacts {
   const item = listing.item;
+  const stickers = item.stickers ?? [];
+  const keychains = item.keychains ?? [];
   const type = TYPE_CODE[listing.type];
   const statcounter = item.is_statcounter === true;
   const souvenir = item.is_souvenir === true;
-  out.listed = listing.state === "listed";
-  out.nameLower = item.market_hash_name.toLowerCase();
-  out.defIndex = num(item.def_index);
-  out.paintIndex = num(item.paint_index);
-  out.paintSeed = num(item.paint_seed);
-  out.float = num(item.float_value);
-  out.price = listing.price;
-  out.discount = num(discountPercent(listing.price, referencePriceOf(listing)));
-  out.refQty = num(referenceQuantityOf(listing));
-  out.type = type;
-  out.statcounter = statcounter;
-  out.souvenir = souvenir;
-  out.kinds = kindsOf(type, statcounter, souvenir);
-  const { stickerIds, stickerSlots, keychainIds } = out;
-  stickerIds.length = 0;
-  stickerSlots.length = 0;
-  keychainIds.length = 0;
-  for (const s of item.stickers ?? []) {
-    stickerIds.push(s.stickerId);
-    stickerSlots.push(num(s.slot));
-  }
-  for (const k of item.keychains ?? []) keychainIds.push(k.stickerId);
-  out.deal = dealValuesInto(dealOf(listing, fees, referencePriceOf), out.deal as number[]);
-  return out;
+  return {
+    listed: listing.state === "listed",
+    nameLower: item.market_hash_name.toLowerCase(),
+    defIndex: num(item.def_index),
+    paintIndex: num(item.paint_index),
+    paintSeed: num(item.paint_seed),
+    float: num(item.float_value),
+    price: listing.price,
+    discount: num(discountPercent(listing.price, referencePriceOf(listing))),
+    refQty: num(referenceQuantityOf(listing)),
+    type,
+    statcounter,
+    souvenir,
+    kinds: kindsOf(type, statcounter, souvenir),
+    stickerIds: stickers.map((s) => s.stickerId),
+    stickerSlots: stickers.map((s) => num(s.slot)),
+    keychainIds: keychains.map((k) => k.stickerId),
+    deal: dealValuesOf(dealOf(listing, fees, referencePriceOf)),
+  };
 }
 
 /**

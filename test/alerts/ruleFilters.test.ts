@@ -3,15 +3,11 @@ import { describe, expect, it } from "vitest";
 import { UserFacingError } from "../../src/errors.ts";
 import { describeFilters } from "../../src/alerts/describeFilters.ts";
 import {
-  emptyFacts,
   matchesListing,
-  prepareListing,
-  prepareListingInto,
   referencePriceOf,
   RuleFilters,
   ruleFromOptions,
 } from "../../src/alerts/ruleFilters.ts";
-import { DEFAULT_FEES } from "../../src/market/fees.ts";
 import { listingWith } from "./fixtures.ts";
 
 const NAME = "Falcon Rifle | Ember Tide (Pristine)";
@@ -389,23 +385,5 @@ describe("matchesListing: what each filter means", () => {
         expect(matchesListing({ item: NAME }, listingWith({ state }))).toBe(false);
       },
     );
-  });
-});
-
-describe("listing facts into a reused scratch", () => {
-  it("GIVEN listings with and without stickers, keychains, a reference and deal facts WHEN each is prepared into one reused scratch THEN each reads exactly as freshly prepared facts", () => {
-    const listings = [
-      listingWith({ item: { fade: { percentage: 91.5, rank: 3 } } }),
-      listingWith({ item: { stickers: [], keychains: [], reference: undefined }, reference: undefined }),
-      listingWith({ price: 120, type: "auction", item: { is_statcounter: true, paint_seed: undefined } }),
-      listingWith({ state: "sold" }),
-      listingWith(),
-    ];
-    const scratch = emptyFacts();
-    for (const listing of listings) {
-      const reused = prepareListingInto(listing, DEFAULT_FEES, scratch);
-      expect(reused).toBe(scratch);
-      expect({ ...reused, deal: [...reused.deal] }).toEqual(prepareListing(listing, DEFAULT_FEES));
-    }
   });
 });

@@ -1,7 +1,7 @@
 // The matcher index: files each rule under its most selective key, and a listing visits only the buckets of its own keys.
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
-import { compileFilters, emptyFacts, prepareListingInto, type ListingFacts } from "../ruleFilters.ts";
+import { compileFilters, prepareListing, type ListingFacts } from "../ruleFilters.ts";
 import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf } from "./axes.ts";
 import { Bucket } from "./buckets.ts";
@@ -271,9 +271,6 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     return route;
   }
 
-  /** The listing's facts, reused (match is synchronous, and nothing keeps them). */
-  const scratch = emptyFacts();
-
   /** The buckets a listing visits, gathered before any is scanned (reused: match is synchronous). */
   const visit: Bucket[] = [];
 
@@ -307,7 +304,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   function matchInto(listing: Listing, out: MatchIds): number {
     out.reset(slots);
     if (dirty.length > 0) settleDirty();
-    const facts = prepareListingInto(listing, fees, scratch);
+    const facts = prepareListing(listing, fees);
     if (!facts.listed) return 0;
 
     // First every bucket the listing's keys name, then a touch of each one's lists, then the
