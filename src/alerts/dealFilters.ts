@@ -236,7 +236,8 @@ export function compileDeal(f: DealFilterValues): Float64Array | null {
 
 /** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
 export function meetsDealBound(i: number, bound: number, value: number): boolean {
-  return IS_MAX[i] === true ? value <= dealLimit(i, bound) : value >= dealLimit(i, bound);
+  const limit = dealLimit(i, bound);
+  return IS_MAX[i] === true ? value <= limit : value >= limit;
 }
 
 /** The last value meeting bound i: the highest for a maximum, the lowest for a minimum (meetsDealBound's margin applied). */

@@ -86,7 +86,7 @@ export const strideOf = (axis: number, part: number): number =>
   axis === AX_PRICE && part === PART_PLAIN ? Stride.PRICE : (STRIDES[part] as number);
 /** Where an entry's pair sits in it (the price axis' plain entries are their pair). */
 export const pairOffsetOf = (axis: number, part: number): number =>
-  axis === AX_PRICE && part === PART_PLAIN ? 0 : At.PAIR;
+  strideOf(axis, part) === Stride.PRICE ? 0 : At.PAIR;
 /**
  * The pair's price for "no ceiling", and the ceilings a pair holds (0 to PRICE_NONE - 1 cents,
  * about $21 million; a higher ceiling makes the rule a full entry). Below 0x7ff00000, so the pair
@@ -289,13 +289,12 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
 /**
  * Appends the ids of the bound-decided entries of one part (from o to n, integers; `stride`: PN
  * for a plain part, P for a float part, 1 for the price axis' plain part: strideOf) that the
- * listing satisfies: one pass that stops at the
- * first ceiling the listing's `key` (keyFor) is above, deciding each entry on the way by its
- * price ceiling (`price`: pairPriceOf's), a float part's float range, and its kind (`kinds`:
- * ListingFacts.kinds); a seed run passes -Infinity, its end found before. This is the hot path:
- * every number it uses per entry is a local or a literal (the enums above), and the per-entry steps are
- * written out in its two loops (an inlined call to a module's function costs a load and a check
- * of the function at every entry).
+ * listing satisfies: one pass that stops at the first ceiling the listing's `key` (keyFor) is
+ * above, deciding each entry on the way by its price ceiling (`price`: pairPriceOf's), a float
+ * part's float range, and its kind (`kinds`: ListingFacts.kinds); a seed run passes -Infinity,
+ * its end found before. This is the hot path: every number it uses per entry is a local or a
+ * literal (the enums above), and the per-entry steps are written out in its loops (an inlined
+ * call to a module's function costs a load and a check of the function at every entry).
  */
 export function collectPure(
   d: Float64Array,

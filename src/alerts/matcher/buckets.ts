@@ -41,16 +41,8 @@ import {
 import type { MatchIds } from "./matchIds.ts";
 import { E, E_KEY, E_SLOT, KIND_BITS, type RuleSlots } from "./slots.ts";
 
-/**
- * How takeOut reads an entry's id: a waiting or a packed bound-decided one's ref (packedRefs by
- * where its pair sits: pairOffsetOf), a full one's slot.
- */
+/** How takeOut reads an entry's id: a waiting bound-decided one's ref, a full one's slot. */
 const waitingRef = (list: readonly number[], o: number): number => (list[o + W_CODE] as number) >> KIND_BITS;
-const packedRefs = [0, 1].map(
-  (pair) =>
-    (list: readonly number[], o: number): number =>
-      codeOfPair(list[o + pair] as number) >> KIND_BITS,
-);
 const fullSlot = (list: readonly number[], o: number): number => list[o + E_SLOT] as number;
 
 /**
@@ -71,12 +63,11 @@ export class Bucket implements ArenaTenant {
   /** Entries added since the last settle, each after its axis: bound-decided ones, full ones. */
   private waitPure: number[] | null = null;
   private waitFull: number[] | null = null;
-  /** Where the seed list's directory (seedDirectory) follows the lists in the region; -1: none. */
-  private seedsAt = -1;
   size = 0;
 
   /**
-   * `outer`: the def index of a bucket keyed by paint within its def (def+paint), else -1. `implies`: IMPLIES_* bits of what the key decides for its rules.
+   * `outer`: the def index of a bucket keyed by paint within its def (def+paint), else -1.
+   * `implies`: IMPLIES_* bits of what the key decides for its rules.
    */
   constructor(
     private readonly arena: Arena,
@@ -120,8 +111,11 @@ export class Bucket implements ArenaTenant {
     let found = false;
     for (let part = 0; part < PARTS && !found; part++) {
       const full = part === PART_FULL;
-      const idAt = full ? fullSlot : (packedRefs[pairOffsetOf(axis, part)] as typeof fullSlot);
-      found = takeOut(list[part], strideOf(axis, part), idAt, full ? slot : pureId);
+      // A packed bound-decided entry's ref is in its pair's code.
+      const pair = pairOffsetOf(axis, part);
+      const packedRef = (entries: readonly number[], o: number) =>
+        codeOfPair(entries[o + pair] as number) >> KIND_BITS;
+      found = takeOut(list[part], strideOf(axis, part), full ? fullSlot : packedRef, full ? slot : pureId);
     }
     if (!found) return false;
     // Still in order: packing copies each part as it is.
@@ -204,16 +198,17 @@ export class Bucket implements ArenaTenant {
 
   /**
    * Places the packed lists in the arena (none: frees the region), with the seed list's directory
-   * cells after them (its head in the seed list's header): in the same region, reading a cell
-   * costs no hop of its own, and the head none at all.
+   * cells right after them (the seed list is the last list, so its end is where they start; its
+   * header holds the directory's head): in the same region, reading a cell costs no hop of its
+   * own, and the head none at all.
    */
   private setPacked(slots: RuleSlots, d: Float64Array | null): void {
-    this.seedsAt = -1;
     if (d === null) {
       this.arena.free(this);
       return;
     }
     let cells: Int32Array | null = null;
+    const w = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
     for (let h = 1; h < 1 + (d[0] as number) * H; h += H) {
       const axis = d[h] as number;
       if (axis === AX_SEED) {
@@ -234,7 +229,7 @@ export class Bucket implements ArenaTenant {
           : part === PART_FULL
             ? boundOf(slots, axis, d, start)
             : strideOf(axis, part) === 1
-              ? pairCeiling(new Int32Array(d.buffer, d.byteOffset, d.length * 2), start)
+              ? pairCeiling(w, start)
               : (d[start] as number);
       }
     }
@@ -245,7 +240,6 @@ export class Bucket implements ArenaTenant {
     const region = new Float64Array(d.length + Math.ceil(cells.length / 2));
     region.set(d);
     new Int32Array(region.buffer).set(cells, 2 * d.length);
-    this.seedsAt = d.length;
     this.arena.place(this, region);
   }
 
@@ -264,6 +258,7 @@ export class Bucket implements ArenaTenant {
     const w = this.arena.words;
     const b = this.at;
     const last = b + 1 + (d[b] as number) * H;
+    const price = pairPriceOf(l.price);
     // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
     for (let h = b + 1; h < last; h += H) {
       const axis = d[h] as number;
@@ -272,66 +267,21 @@ export class Bucket implements ArenaTenant {
       const split = b + ((d[h + 3] as number) | 0);
       const end = b + ((d[h + 4] as number) | 0);
       if (axis === AX_SEED) {
-        this.collectSeed(slots, l, d, w, h, b, out);
+        collectSeed(slots, l, d, w, h, b, price, out);
         continue;
       }
       // A part is read only when the listing passes its first (loosest) bound, from the header.
       const key = keyFor(axis, l);
       if (float > plain && key <= (d[h + FIRST] as number))
-        collectPure(
-          d,
-          w,
-          plain,
-          float,
-          strideOf(axis, PART_PLAIN),
-          key,
-          pairPriceOf(l.price),
-          l.float,
-          l.kinds,
-          out,
-        );
+        collectPure(d, w, plain, float, strideOf(axis, PART_PLAIN), key, price, l.float, l.kinds, out);
       if (split > float && key <= (d[h + FIRST + 1] as number))
-        collectPure(d, w, float, split, P, key, pairPriceOf(l.price), l.float, l.kinds, out);
+        collectPure(d, w, float, split, P, key, price, l.float, l.kinds, out);
       if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
       // One loop per kind of bound, each reading its bound straight from the list: the scan is
       // the hot path, and a generic bound lookup per rule costs more than the check itself.
       const stop = scanFull(slots, axis, d, split, end, l);
       for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
     }
-  }
-
-  /** The seed list (its header at h, its region at b; w: the arena's words): the runs of the listing's seed in each part, each checked as its part is. */
-  private collectSeed(
-    slots: RuleSlots,
-    l: ListingFacts,
-    d: Float64Array,
-    w: Int32Array,
-    h: number,
-    b: number,
-    out: MatchIds,
-  ): void {
-    const seed = l.paintSeed;
-    if (Number.isNaN(seed)) return;
-    // One cell for the three parts; outside the directory's seeds no part has a run.
-    const cells = this.seedsAt < 0 ? -1 : 2 * (b + this.seedsAt);
-    const cell = cells < 0 ? 0 : seedCell(d, h + FIRST, seed);
-    if (cell < 0) return;
-    const bit = cells < 0 ? 0 : seedBit(d, h + FIRST, seed, cell);
-    const plain = b + ((d[h + 1] as number) | 0);
-    const float = b + ((d[h + 2] as number) | 0);
-    const split = b + ((d[h + 3] as number) | 0);
-    const end = b + ((d[h + 4] as number) | 0);
-    // Each bound-decided part's run is collected as a scan with no bound (-Infinity) to its end.
-    let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, bit, PART_PLAIN);
-    let stop = o;
-    while (stop < float && d[stop] === seed) stop += PN;
-    if (stop > o) collectPure(d, w, o, stop, PN, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
-    o = seedRun(d, w, float, split, P, 0, seed, cells, cell, bit, PART_FLOAT);
-    stop = o;
-    while (stop < split && d[stop] === seed) stop += P;
-    if (stop > o) collectPure(d, w, o, stop, P, -Infinity, pairPriceOf(l.price), l.float, l.kinds, out);
-    o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, bit, PART_FULL);
-    for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
   }
 
   /** The packed lists as plain arrays, by axis and part. */
@@ -365,4 +315,43 @@ export class Bucket implements ArenaTenant {
     );
     this.setPacked(slots, d);
   }
+}
+
+/**
+ * A seed list's part (its header at h, its bucket's region at b; w: the arena's words; `price`:
+ * pairPriceOf's): the runs of the listing's seed in each part, each checked as its part is. A
+ * list with a directory has its head in the header and its cells right after the list's end.
+ */
+function collectSeed(
+  slots: RuleSlots,
+  l: ListingFacts,
+  d: Float64Array,
+  w: Int32Array,
+  h: number,
+  b: number,
+  price: number,
+  out: MatchIds,
+): void {
+  const seed = l.paintSeed;
+  if (Number.isNaN(seed)) return;
+  const plain = b + ((d[h + 1] as number) | 0);
+  const float = b + ((d[h + 2] as number) | 0);
+  const split = b + ((d[h + 3] as number) | 0);
+  const end = b + ((d[h + 4] as number) | 0);
+  // One cell for the three parts; outside the directory's seeds no part has a run.
+  const cells = Number.isNaN(d[h + FIRST]) ? -1 : 2 * end;
+  const cell = cells < 0 ? 0 : seedCell(d, h + FIRST, seed);
+  if (cell < 0) return;
+  const bit = cells < 0 ? 0 : seedBit(d, h + FIRST, seed, cell);
+  // Each bound-decided part's run is collected as a scan with no bound (-Infinity) to its end.
+  let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, bit, PART_PLAIN);
+  let stop = o;
+  while (stop < float && d[stop] === seed) stop += PN;
+  if (stop > o) collectPure(d, w, o, stop, PN, -Infinity, price, l.float, l.kinds, out);
+  o = seedRun(d, w, float, split, P, 0, seed, cells, cell, bit, PART_FLOAT);
+  stop = o;
+  while (stop < split && d[stop] === seed) stop += P;
+  if (stop > o) collectPure(d, w, o, stop, P, -Infinity, price, l.float, l.kinds, out);
+  o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, bit, PART_FULL);
+  for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
 }

@@ -21,26 +21,22 @@ import {
 import {
   E,
   E_BITS,
-  E_ID,
   E_MAX_FLOAT,
   E_MAX_PRICE,
   E_MIN_FLOAT,
-  E_SLOT,
   flagsOf,
   HAS_FLOAT,
   KINDS,
   kindOf,
-  REF_LIMIT,
   type RuleSlots,
 } from "./slots.ts";
 
 /**
  * Appends the entry's bound-decided form as it waits (axes.ts' W_*) to `out`, one number at a
  * time (no array per rule): its bound as a ceiling (ceilingOf; on the seed axis, its seed).
- * Its ref is RuleSlots.pureIdOf's: the id below REF_LIMIT, else the slot.
+ * Its ref is RuleSlots.refOf's (as pureIdOf gives it for the slot).
  */
 export function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, out: number[]): void {
-  const id = entry[E_ID] as number;
   const float = (flagsOf(entry[E_BITS] as number) & HAS_FLOAT) !== 0;
   const bound = boundOf(slots, axis, entry, 0);
   out.push(
@@ -48,8 +44,7 @@ export function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, ou
     entry[E_MAX_PRICE] as number,
     float ? (entry[E_MIN_FLOAT] as number) : NaN,
     float ? (entry[E_MAX_FLOAT] as number) : NaN,
-    (id >= 0 && id < REF_LIMIT ? id : -((entry[E_SLOT] as number) + 1)) * KINDS +
-      kindOf(flagsOf(entry[E_BITS] as number)),
+    slots.refOf(entry, 0) * KINDS + kindOf(flagsOf(entry[E_BITS] as number)),
   );
 }
 
@@ -68,8 +63,8 @@ export function sortSegment(
 ): void {
   const stride = strideOf(axis, part);
   const count = (to - from) / stride;
-  const w = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
   if (count < 2) return;
+  const w = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
   // A full entry's bound is read as its axis reads it, loosest first; a bound-decided one's
   // ceiling comes first, largest (loosest) first, or on the seed axis its seed, lowest first.
   const full = part === PART_FULL;

@@ -267,8 +267,10 @@ export class RuleSlots {
     return d === null || d === undefined || matchesDeal(d, l.deal);
   }
 
-  /** The id of the rule of the entry at offset o of a bucket's list, from the entry alone when numeric. */
-  /** The ref (MatchIds) of the full entry at offset o. */
+  /**
+   * The ref (MatchIds) of the entry at offset o (a full entry in a list, or a rule's entry being
+   * filed): its numeric id below REF_LIMIT, else -(slot + 1), read from the entry alone.
+   */
   refOf(n: Float64Array, o: number): number {
     const id = n[o + E_ID] as number;
     return id >= 0 && id < REF_LIMIT ? id : -((n[o + E_SLOT] as number) + 1);
@@ -286,7 +288,7 @@ export class RuleSlots {
     return this.keys[slot] as number | string;
   }
 
-  /** The rule's ref as a bound-decided entry's code holds it (axes.ts): a numeric id below REF_LIMIT, else -(slot + 1). */
+  /** The rule's ref (refOf's form) from its slot: a numeric id below REF_LIMIT, else -(slot + 1). */
   pureIdOf(slot: number): number {
     const key = this.keys[slot];
     return typeof key === "number" && key < REF_LIMIT ? key : -(slot + 1);
