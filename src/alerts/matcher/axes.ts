@@ -130,7 +130,7 @@ export const fitsPair = (maxPrice: number): boolean =>
  * A listing's price as pairs compare it: at most PRICE_NONE, which passes every "no ceiling" and
  * fails every ceiling a pair holds, as the price itself does.
  */
-export const pairPriceOf = (price: number): number => (price > PRICE_NONE ? PRICE_NONE : price);
+export const pairPriceOf = (price: number): number => (price > PRICE_NONE ? PRICE_NONE : Math.ceil(price));
 
 /**
  * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
@@ -318,25 +318,28 @@ export function collectPure(
       const at = (o << 1) | cw;
       if (!(price <= (w[at ^ 1] as number))) break;
       const code = w[at] as number;
-      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
-      refs[count++] = code >> Code.KIND_BITS;
+      refs[count] = code >> Code.KIND_BITS;
+      count += (kinds >>> (code & Code.KIND_MASK)) & 1;
     }
   } else if (stride === Stride.PLAIN) {
+    // Branch-free per entry: each ref is written, and kept (count moves on) only when the entry
+    // passes. A listing meeting thousands of rules fails a price ceiling or a kind here and there
+    // at random: as branches, each such entry cost a misprediction, more than the rest of its step.
     for (; o < n && key <= (d[o] as number); o += Stride.PLAIN) {
       const at = ((o + At.PAIR) << 1) | cw;
-      if (price > (w[at ^ 1] as number)) continue;
       const code = w[at] as number;
-      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
-      refs[count++] = code >> Code.KIND_BITS;
+      refs[count] = code >> Code.KIND_BITS;
+      count += ((((w[at ^ 1] as number) - price) >>> 31) ^ 1) & (kinds >>> (code & Code.KIND_MASK));
     }
   } else {
     for (; o < n && key <= (d[o] as number); o += Stride.FLOAT) {
-      if (!(float >= (d[o + At.MIN_FLOAT] as number) && float <= (d[o + At.MAX_FLOAT] as number))) continue;
+      const inRange =
+        (float >= (d[o + At.MIN_FLOAT] as number) ? 1 : 0) &
+        (float <= (d[o + At.MAX_FLOAT] as number) ? 1 : 0);
       const at = ((o + At.PAIR) << 1) | cw;
-      if (price > (w[at ^ 1] as number)) continue;
       const code = w[at] as number;
-      if (((kinds >>> (code & Code.KIND_MASK)) & 1) === 0) continue;
-      refs[count++] = code >> Code.KIND_BITS;
+      refs[count] = code >> Code.KIND_BITS;
+      count += inRange & ((((w[at ^ 1] as number) - price) >>> 31) ^ 1) & (kinds >>> (code & Code.KIND_MASK));
     }
   }
   out.count = count;
