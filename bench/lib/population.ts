@@ -64,7 +64,7 @@ export async function insertRules(
     const { rows } = await db.pool.query<{ id: number; name: string }>(
       `INSERT INTO watch_rules (user_id, name, filters, item_key, def_index, paint_index, destination, updated_at)
        SELECT u, n, f, k, d, p, 'dm', now()
-         FROM unnest($1::int[], $2::text[], $3::jsonb[], $4::text[], $5::int[], $6::int[]) AS t(u, n, f, k, d, p)
+         FROM unnest($1::int[], $2::text[], $3::json[], $4::text[], $5::int[], $6::int[]) AS t(u, n, f, k, d, p)
        RETURNING id, name`,
       [
         part.map((r) => r.userId),

@@ -209,7 +209,9 @@ interface RawEnabledBatch {
  * as comma-separated text, the filters as one JSON array): read row by row, a million rules cost
  * this process 3.3-3.8 s of CPU (a row's decoding, mapping and its own JSON.parse each); as one
  * row a batch, 0.9-1.1 s, and the aggregation runs in Postgres, at once with the caller's
- * indexing of the previous batch.
+ * indexing of the previous batch. The filters column is json (kept as written), so `filters::text`
+ * is its stored text: as jsonb, printing it back was two thirds of Postgres' time per batch, and
+ * Postgres, not this process, set the load's pace (ADR 030).
  */
 export async function* loadAllEnabledRules(
   db: Db,
