@@ -1,4 +1,5 @@
 // Watch rules: per-user saved searches, and the batched load that builds the matcher's index.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Prisma, WatchRule } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { isUniqueViolation, withTransaction } from "../types.ts";
@@ -200,9 +201,9 @@ interface RawEnabledBatch {
 /**
  * Every enabled rule's id, owner and filters, in id order, a batch at a time (keyset pagination
  * on the primary key): a load holds two batches of rows at a time, reads no column and no join
- * the index does not use, and no long transaction holds the table. The next batch is read while
- * the caller indexes this one (Postgres and the index then work at once: at a million rules
- * either alone is seconds). The batch size sets the load's peak memory (measured at 100k rules:
+ * the index does not use, and no long transaction holds the table. The next batch's query is
+ * sent before this one is yielded, so Postgres reads it while the caller indexes this one
+ * (Postgres and the index then work at once: at a million rules either alone is seconds). The batch size sets the load's peak memory (measured at 100k rules:
  * 1,000 rows peak ~175 MB RSS, 5,000 ~197 MB, 10,000 ~211 MB) and hardly its time.
  *
  * A batch comes back as one row, its columns aggregated by Postgres (ids, owners and arm modes
@@ -253,6 +254,12 @@ export async function* loadAllEnabledRules(
       const rows: EnabledRule[] = await next;
       const last: EnabledRule | undefined = rows[rows.length - 1];
       next = last !== undefined && rows.length === take ? read(last.id) : undefined;
+      // The query is not on the wire yet: the client's way to the socket is a chain of promise
+      // steps, and the caller indexes this batch synchronously once it is yielded, so the steps
+      // would wait behind it and Postgres would start the next batch only when asked for it.
+      // One turn of the event loop lets them run first (measured: the load's wait for batches
+      // fell from ~4.8 s to ~2.6 s of a million rules, most of the rest being their parsing).
+      if (next !== undefined) await nextTurn();
       if (rows.length > 0) yield rows;
     }
   } finally {

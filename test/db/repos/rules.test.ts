@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createRule,
@@ -141,5 +142,38 @@ describe("watch rules repository", () => {
     expect(mine).toHaveLength(20);
     for (const r of mine) expect(r).toEqual(created.get(r.id));
     expect(mine.filter((r) => r.armMode !== null).length).toBeGreaterThan(0);
+  });
+
+  it("GIVEN rules in several batches WHEN the caller gets a batch THEN the next batch's query has already left for Postgres", async () => {
+    const user = await newUser();
+    for (let i = 0; i < 12; i++)
+      await createRule(
+        db.prisma,
+        { userId: user.id, name: `pipelined ${i}`, filters: { item: `Item ${i}` } },
+        { maxRulesPerUser: 50 },
+      );
+    // Every query the driver is handed (the adapter's last step before the socket).
+    const send = pg.Client.prototype.query;
+    let batchQueries = 0;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string } | undefined;
+      const text = typeof first === "string" ? first : (first?.text ?? "");
+      if (text.includes("string_agg")) batchQueries++;
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof send;
+    const sentWhenReceived: number[] = [];
+    const sizes: number[] = [];
+    try {
+      for await (const batch of loadAllEnabledRules(db.prisma, { batchSize: 5 })) {
+        // Read synchronously, as the index's load then works for a while without yielding.
+        sentWhenReceived.push(batchQueries);
+        sizes.push(batch.length);
+      }
+    } finally {
+      pg.Client.prototype.query = send;
+    }
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    // Batch i (from 0) arrives after its own i + 1 queries; a full one has sent the next too.
+    expect(sentWhenReceived).toEqual(sizes.map((size, i) => i + 1 + (size === 5 ? 1 : 0)));
   });
 });
