@@ -77,10 +77,36 @@ export function sortSegment(
     bounds[i] =
       sign * (full ? boundOf(slots, axis, d, o) : stride === 1 ? pairCeiling(w, o) : (d[o] as number));
   }
-  order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
+  if (count <= SMALL_SORT) insertionSort(order, bounds, count);
+  else order.sort((x, y) => (bounds[x] as number) - (bounds[y] as number));
+  // Entry by entry, number by number: a subarray per entry was an object per rule at a load.
   const copy = d.slice(from, to);
-  for (let i = 0; i < count; i++)
-    d.set(copy.subarray(order[i]! * stride, (order[i]! + 1) * stride), from + i * stride);
+  for (let i = 0; i < count; i++) {
+    const src = (order[i] as number) * stride;
+    const dst = from + i * stride;
+    for (let k = 0; k < stride; k++) d[dst + k] = copy[src + k] as number;
+  }
+}
+
+/**
+ * Parts up to this many entries are sorted in place by insertion: most parts at a million rules
+ * are a few entries (an item's watchers), where the typed array sort's set-up and a comparator
+ * call per comparison cost more than the sort.
+ */
+const SMALL_SORT = 24;
+
+/** Sorts `order` (0..count-1) by `bounds` ascending, ties in index order (as the sort does). */
+function insertionSort(order: Uint32Array, bounds: Float64Array, count: number): void {
+  for (let i = 1; i < count; i++) {
+    const item = order[i] as number;
+    const key = bounds[item] as number;
+    let j = i - 1;
+    while (j >= 0 && (bounds[order[j] as number] as number) > key) {
+      order[j + 1] = order[j] as number;
+      j--;
+    }
+    order[j + 1] = item;
+  }
 }
 
 /**
