@@ -228,10 +228,23 @@ export function dealValuesOf(d: DealFacts): number[] {
   return out;
 }
 
+/** Each deal filter's position in DEAL_BOUNDS. */
+const FILTER_POSITION: ReadonlyMap<string, number> = new Map(DEAL_BOUNDS.map((b, i) => [b.filter, i]));
+
 /** The rule's bounds in DEAL_BOUNDS order (NaN: not set); null for a rule without any (most rules). */
 export function compileDeal(f: DealFilterValues): Float64Array | null {
-  if (!DEAL_BOUNDS.some((b) => f[b.filter] !== undefined)) return null;
-  return Float64Array.from(DEAL_BOUNDS, (b) => f[b.filter] ?? NaN);
+  // The filters a rule has (a few) are visited, as dealValuesOf visits a listing's facts: asking
+  // each rule for every deal filter by name, on rules of many shapes, was ~0.45 us a rule in the
+  // app's million-rule load (a twentieth of it), nearly all spent learning the rule had none.
+  let bounds: Float64Array | null = null;
+  for (const filter in f) {
+    const at = FILTER_POSITION.get(filter);
+    const value: unknown = f[filter as keyof DealFilterValues];
+    if (at === undefined || typeof value !== "number") continue;
+    bounds ??= new Float64Array(DEAL_BOUNDS.length).fill(NaN);
+    bounds[at] = value;
+  }
+  return bounds;
 }
 
 /** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
