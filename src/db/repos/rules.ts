@@ -187,32 +187,33 @@ export interface EnabledRule {
   armMode: "shadow" | "live" | null;
 }
 
-/** A batch of rules as one row: each column aggregated in id order (see loadAllEnabledRules). */
+/** A batch of rules as one row (see loadAllEnabledRules). */
 interface RawEnabledBatch {
   n: number;
-  /** Comma-separated ids, owners and arm modes ("" for none). */
-  ids: string | null;
-  users: string | null;
-  arms: string | null;
-  /** The batch's filters as one JSON array. */
-  filters: string | null;
+  /** The batch as one JSON array of [id, owner, arm mode (0: none), filters], in id order. */
+  rows: string | null;
 }
+
+/** One rule as a batch's JSON holds it. */
+type RawEnabledRule = [id: number, userId: number, arm: "shadow" | "live" | 0, filters: unknown];
 
 /**
  * Every enabled rule's id, owner and filters, in id order, a batch at a time (keyset pagination
  * on the primary key): a load holds two batches of rows at a time, reads no column and no join
  * the index does not use, and no long transaction holds the table. The next batch's query is
  * sent before this one is yielded, so Postgres reads it while the caller indexes this one
- * (Postgres and the index then work at once: at a million rules either alone is seconds). The batch size sets the load's peak memory (measured at 100k rules:
- * 1,000 rows peak ~175 MB RSS, 5,000 ~197 MB, 10,000 ~211 MB) and hardly its time.
+ * (Postgres and the index then work at once: at a million rules either alone is seconds). The
+ * batch size sets the load's peak memory (measured at 100k rules: 1,000 rows peak ~175 MB RSS,
+ * 5,000 ~197 MB, 10,000 ~211 MB) and hardly its time.
  *
- * A batch comes back as one row, its columns aggregated by Postgres (ids, owners and arm modes
- * as comma-separated text, the filters as one JSON array): read row by row, a million rules cost
- * this process 3.3-3.8 s of CPU (a row's decoding, mapping and its own JSON.parse each); as one
- * row a batch, 0.9-1.1 s, and the aggregation runs in Postgres, at once with the caller's
- * indexing of the previous batch. The filters column is json (kept as written), so `filters::text`
- * is its stored text: as jsonb, printing it back was two thirds of Postgres' time per batch, and
- * Postgres, not this process, set the load's pace (ADR 030).
+ * A batch comes back as one row holding one JSON text, built by Postgres: an array of
+ * `[id, owner, arm mode, filters]`, the filters as stored (json: their text as written). Read row
+ * by row, a million rules cost this process 3.3-3.8 s of CPU (a row's decoding, mapping and its
+ * own JSON.parse each); as one row a batch, ~1 s, and the aggregation runs in Postgres, at once
+ * with the caller's indexing of the previous batch. One JSON.parse a batch makes the numbers
+ * numbers (the ids and owners were once comma-separated text, split and converted one by one),
+ * and one aggregate sorts once where one per column each sorted the batch on Postgres before 16
+ * (ADR 028, 030).
  */
 export async function* loadAllEnabledRules(
   db: Db,
@@ -222,10 +223,11 @@ export async function* loadAllEnabledRules(
   const read = async (afterId: number): Promise<EnabledRule[]> => {
     const [batch] = await db.$queryRaw<RawEnabledBatch[]>`
       SELECT count(*)::int AS n,
-        string_agg(id::text, ',' ORDER BY id) AS ids,
-        string_agg(user_id::text, ',' ORDER BY id) AS users,
-        string_agg(coalesce(arm_mode::text, ''), ',' ORDER BY id) AS arms,
-        '[' || string_agg(filters::text, ',' ORDER BY id) || ']' AS filters
+        '[' || string_agg(
+          '[' || id || ',' || user_id || ',' ||
+            coalesce('"' || arm_mode::text || '"', '0') || ',' || filters::text || ']',
+          ',' ORDER BY id
+        ) || ']' AS rows
       FROM (
         SELECT id, user_id, filters, arm_mode
         FROM watch_rules
@@ -234,19 +236,13 @@ export async function* loadAllEnabledRules(
         LIMIT ${take}
       ) AS batch`;
     if (batch === undefined || batch.n === 0) return [];
-    const ids = (batch.ids ?? "").split(",");
-    const users = (batch.users ?? "").split(",");
-    const arms = (batch.arms ?? "").split(",");
-    const filters = JSON.parse(batch.filters ?? "[]") as unknown[];
-    return filters.map((f, i) => {
-      const arm = arms[i];
-      return {
-        id: Number(ids[i]),
-        userId: Number(users[i]),
-        filters: f,
-        armMode: arm === "shadow" || arm === "live" ? arm : null,
-      };
-    });
+    const rows = JSON.parse(batch.rows ?? "[]") as RawEnabledRule[];
+    return rows.map(([id, userId, arm, filters]) => ({
+      id,
+      userId,
+      filters,
+      armMode: arm === "shadow" || arm === "live" ? arm : null,
+    }));
   };
   let next: Promise<EnabledRule[]> | undefined = read(0);
   try {
