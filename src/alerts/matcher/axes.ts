@@ -92,14 +92,14 @@ export const pairOffsetOf = (axis: number, part: number): number =>
  * about $21 million; a higher ceiling makes the rule a full entry). Below 0x7ff00000, so the pair
  * as a double is never a NaN: copied as a number, its bits survive.
  */
-export const PRICE_NONE = 0x7fefffff;
+const PRICE_NONE = 0x7fefffff;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /**
  * Which word of a pair holds the code: the low one, so the price, always small, sits where a
  * double's exponent is. The price is the other word: the code's index xor 1. A scan reads this
  * once, into a local.
  */
-export const CODE_WORD = LITTLE_ENDIAN ? 0 : 1;
+const CODE_WORD = LITTLE_ENDIAN ? 0 : 1;
 
 /** Writes a pair (code, price ceiling) as the double at `o` of a list whose words are `w`. */
 export function writePair(w: Int32Array, o: number, code: number, maxPrice: number): void {
@@ -123,7 +123,7 @@ export function codeOfPair(pair: number): number {
 }
 
 /** Whether a price ceiling fits a pair (else the rule is a full entry). */
-export const fitsPair = (maxPrice: number): boolean =>
+const fitsPair = (maxPrice: number): boolean =>
   maxPrice === Infinity || (Number.isInteger(maxPrice) && maxPrice >= 0 && maxPrice < PRICE_NONE);
 
 /**

@@ -23,6 +23,7 @@ import {
 } from "./axes.ts";
 import type { ListingFacts } from "../ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
+import { impliesOf } from "./homes.ts";
 import { seedBit, seedCell, seedDirectory, seedRun } from "./seeds.ts";
 import {
   FIRST,
@@ -67,15 +68,18 @@ export class Bucket implements ArenaTenant {
 
   /**
    * `outer`: the def index of a bucket keyed by paint within its def (def+paint), else -1.
-   * `implies`: IMPLIES_* bits of what the key decides for its rules.
    */
   constructor(
     private readonly arena: Arena,
     readonly home: number,
     readonly key: string | number,
     readonly outer: string | number = -1,
-    readonly implies = 0,
-  ) {}
+  ) {
+    this.implies = impliesOf(home);
+  }
+
+  /** What the key decides for every rule here (IMPLIES_* bits): homes.ts' impliesOf of its home. */
+  readonly implies: number;
 
   /** Adds an entry on `axis`; true when the bucket had nothing waiting (it now needs a settle). */
   add(slots: RuleSlots, entry: Float64Array, axis: number): boolean {
@@ -186,7 +190,7 @@ export class Bucket implements ArenaTenant {
       const axis = d[sh] as number;
       if (added[axis] === 0) continue;
       for (let part = 0; part < PARTS; part++)
-        sortSegment(slots, axis, d, d[sh + 1 + part] as number, d[sh + 2 + part] as number, part);
+        sortSegment(slots, axis, d, w, d[sh + 1 + part] as number, d[sh + 2 + part] as number, part);
     }
     this.setPacked(slots, d);
   }
@@ -345,13 +349,17 @@ function collectSeed(
   const bit = cells < 0 ? 0 : seedBit(d, h + FIRST, seed, cell);
   // Each bound-decided part's run is collected as a scan with no bound (-Infinity) to its end.
   let o = seedRun(d, w, plain, float, PN, 0, seed, cells, cell, bit, PART_PLAIN);
-  let stop = o;
-  while (stop < float && d[stop] === seed) stop += PN;
+  let stop = runEnd(d, o, float, PN, seed);
   if (stop > o) collectPure(d, w, o, stop, PN, -Infinity, price, l.float, l.kinds, out);
   o = seedRun(d, w, float, split, P, 0, seed, cells, cell, bit, PART_FLOAT);
-  stop = o;
-  while (stop < split && d[stop] === seed) stop += P;
+  stop = runEnd(d, o, split, P, seed);
   if (stop > o) collectPure(d, w, o, stop, P, -Infinity, price, l.float, l.kinds, out);
   o = seedRun(d, w, split, end, E, E_KEY, seed, cells, cell, bit, PART_FULL);
   for (; o < end && d[o + E_KEY] === seed; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
+}
+
+/** Where the run of `seed` starting at o ends in a bound-decided part (entries of `stride`, the seed first) ending at n. */
+function runEnd(d: Float64Array, o: number, n: number, stride: number, seed: number): number {
+  while (o < n && d[o] === seed) o += stride;
+  return o;
 }

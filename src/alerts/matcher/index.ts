@@ -18,7 +18,6 @@ import {
   HOME_SEED,
   HOME_STICKER,
   homeOf,
-  impliesOf,
   MAX_SEEDS_AS_KEY,
 } from "./homes.ts";
 import { E, E_BITS, E_KEY, HAS_LISTS, HAS_STICKER_SLOT, keyOf, RuleSlots } from "./slots.ts";
@@ -73,13 +72,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
    * axis of its def's (def+paint's) bucket: the key decides them, so it is a bound-decided entry,
    * and a listing reads it in a bucket it visits anyway, not in one more.
    */
-  const bySeedOnly = new Bucket(arena, HOME_SEED, -1, -1, impliesOf(HOME_SEED));
+  const bySeedOnly = new Bucket(arena, HOME_SEED, -1);
   const bySticker = new IdTable<Bucket>();
   const byKeychain = new IdTable<Bucket>();
-  const broad = Array.from(
-    { length: 12 },
-    (_, k) => new Bucket(arena, HOME_BROAD, k, -1, impliesOf(HOME_BROAD)),
-  );
+  const broad = Array.from({ length: 12 }, (_, k) => new Bucket(arena, HOME_BROAD, k));
   let broadSize = 0;
 
   /** The bucket under `key`, created when missing. */
@@ -91,7 +87,7 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   ): Bucket {
     let bucket = map.get(key);
     if (bucket === undefined) {
-      bucket = new Bucket(arena, home, key, outer, impliesOf(home));
+      bucket = new Bucket(arena, home, key, outer);
       map.set(key, bucket);
       tables++;
     }

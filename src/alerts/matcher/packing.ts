@@ -52,11 +52,15 @@ export function pushPure(slots: RuleSlots, axis: number, entry: Float64Array, ou
 export const WP = WAIT_PURE + 1;
 export const WE = E + 1;
 
-/** Sorts the entries of one part (PART_*) of d between `from` and `to` in their axis' order, in place. */
+/**
+ * Sorts the entries of one part (PART_*) of d between `from` and `to` in their axis' order, in
+ * place (w: d's words, where a price-axis plain entry's ceiling is read).
+ */
 export function sortSegment(
   slots: RuleSlots,
   axis: number,
   d: Float64Array,
+  w: Int32Array,
   from: number,
   to: number,
   part: number,
@@ -64,7 +68,6 @@ export function sortSegment(
   const stride = strideOf(axis, part);
   const count = (to - from) / stride;
   if (count < 2) return;
-  const w = new Int32Array(d.buffer, d.byteOffset, d.length * 2);
   // A full entry's bound is read as its axis reads it, loosest first; a bound-decided one's
   // ceiling comes first, largest (loosest) first, or on the seed axis its seed, lowest first.
   const full = part === PART_FULL;

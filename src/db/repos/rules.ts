@@ -189,8 +189,7 @@ export interface EnabledRule {
 
 /** A batch of rules as one row (see loadAllEnabledRules). */
 interface RawEnabledBatch {
-  n: number;
-  /** The batch as one JSON array of [id, owner, arm mode (0: none), filters], in id order. */
+  /** The batch as one JSON array of [id, owner, arm mode (0: none), filters], in id order; null: no rows. */
   rows: string | null;
 }
 
@@ -222,8 +221,7 @@ export async function* loadAllEnabledRules(
   const take = opts.batchSize ?? 5000;
   const read = async (afterId: number): Promise<EnabledRule[]> => {
     const [batch] = await db.$queryRaw<RawEnabledBatch[]>`
-      SELECT count(*)::int AS n,
-        '[' || string_agg(
+      SELECT '[' || string_agg(
           '[' || id || ',' || user_id || ',' ||
             coalesce('"' || arm_mode::text || '"', '0') || ',' || filters::text || ']',
           ',' ORDER BY id
@@ -235,8 +233,8 @@ export async function* loadAllEnabledRules(
         ORDER BY id
         LIMIT ${take}
       ) AS batch`;
-    if (batch === undefined || batch.n === 0) return [];
-    const rows = JSON.parse(batch.rows ?? "[]") as RawEnabledRule[];
+    if (batch?.rows == null) return [];
+    const rows = JSON.parse(batch.rows) as RawEnabledRule[];
     return rows.map(([id, userId, arm, filters]) => ({
       id,
       userId,
