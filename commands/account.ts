@@ -18,6 +18,8 @@ import {
   unlinkAccount,
   type AccountStatus,
 } from "../src/accounts/index.ts";
+import { describeStopped } from "../src/automation/describe.ts";
+import type { StoppedAutomation } from "../src/db/repos/automation.ts";
 import { defineCommand, modal } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { absoluteTime, relativeTime, sanitise } from "../src/discord/render/format.ts";
@@ -100,21 +102,34 @@ export const command = defineCommand({
       async run(ctx) {
         const result = await unlinkAccount(ctx.deps, { discordUserId: ctx.user.id });
         if (!result.wasLinked) {
+          const stopped = describeStopped(result.stopped);
           return {
             ephemeral: true,
-            embeds: [notice("info", "No marketplace account is linked; nothing to remove.")],
+            embeds: [
+              notice(
+                "info",
+                stopped === undefined
+                  ? "No marketplace account is linked; nothing to remove."
+                  : `No marketplace account is linked. Automation stopped: ${stopped}.`,
+              ),
+            ],
           };
         }
         const rules =
           result.rulesKept > 0
             ? ` Your ${result.rulesKept} watch rule${result.rulesKept === 1 ? "" : "s"} stay: listing alerts need no key.`
             : "";
+        const stopped = describeStopped(result.stopped);
+        const automation =
+          stopped === undefined
+            ? ""
+            : ` Automation stopped: ${stopped}. It stays off after a new link until you turn it on again.`;
         return {
           ephemeral: true,
           embeds: [
             notice(
               "success",
-              `Unlinked. Your key was deleted and bid, trade and buy-order tracking stopped.${rules} Run \`/account link\` to link again.`,
+              `Unlinked. Your key was deleted and bid, trade and buy-order tracking stopped.${automation}${rules} Run \`/account link\` to link again.`,
             ),
           ],
         };
@@ -164,7 +179,7 @@ export const command = defineCommand({
             embed({
               tone: "success",
               title: "Account linked",
-              description: `✅ Linked${who} with key \`${linked.fingerprint}\`. The key is stored encrypted; \`/account unlink\` removes it.`,
+              description: `✅ Linked${who} with key \`${linked.fingerprint}\`. The key is stored encrypted; \`/account unlink\` removes it.${stoppedOnLink(linked.stopped)}`,
             }),
           ],
         };
@@ -222,4 +237,12 @@ function statusReply(status: AccountStatus, checkButtonId: string | undefined): 
         ]
       : [],
   };
+}
+
+/** What a link to another (or an unknown) account turned off, for the link reply. */
+function stoppedOnLink(stopped: StoppedAutomation): string {
+  const text = describeStopped(stopped);
+  return text === undefined
+    ? ""
+    : `\n\n⚠️ This may be another marketplace account, so the automation of the previous link was stopped: ${text}. Turn on again what you want on this account (\`/automation\` shows what is on).`;
 }

@@ -73,7 +73,14 @@ export const ARM_SUBCOMMANDS = [
   },
 ] as const;
 
-const ArmDraft = z.object({ ruleId: z.number().int(), maxBuys: z.number().int(), filtersHash: z.string() });
+const ArmDraft = z.object({
+  ruleId: z.number().int(),
+  maxBuys: z.number().int(),
+  filtersHash: z.string(),
+  ceilingCents: z.number().int().positive(),
+  budgetCents: z.number().int().positive(),
+  linkGeneration: z.number().int(),
+});
 
 function armingDeps(ctx: BaseContext): ArmingDeps {
   return { prisma: ctx.deps.prisma, logger: ctx.log, now: ctx.deps.now };
@@ -102,7 +109,14 @@ export async function runArm(
   const draft = await createDraft(ctx.deps.prisma, {
     userId: q.userId,
     kind: ARM_ACTIONS.arm,
-    payload: { ruleId: q.ruleId, maxBuys: q.maxBuys, filtersHash: q.filtersHash },
+    payload: {
+      ruleId: q.ruleId,
+      maxBuys: q.maxBuys,
+      filtersHash: q.filtersHash,
+      ceilingCents: q.ceilingCents,
+      budgetCents: q.budgetCents,
+      linkGeneration: q.linkGeneration,
+    },
     ttlMs: CONFIRM_TTL_MS,
     now: ctx.deps.now(),
   });
@@ -120,14 +134,14 @@ export async function runArm(
           { name: "Max buys", value: String(q.maxBuys), inline: true },
           {
             name: "Most it can spend",
-            value: money(q.ceilingCents * q.maxBuys),
+            value: money(q.budgetCents),
             inline: true,
           },
           { name: "Caps", value: describeCaps(q.caps) },
           {
             name: "Safety",
             value:
-              "One buy at a time; every buy is checked against your caps first; a purchase is never retried; an unclear outcome stays counted until it is found out. Disarm any time with `/watch disarm` or the button on each DM.",
+              "The ceiling, the most it can spend, the rule as shown and your linked account are kept with the rule: raising a cap or editing the rule later never lets it buy more (arm again to confirm a change). One buy at a time; every buy is checked against your caps first; a purchase is never retried; an unclear outcome stays counted until it is found out. Unlinking or a refused key disarms it. Disarm any time with `/watch disarm`, `/automation` or the button on each DM.",
           },
         ],
         footer: `This confirmation expires ${Math.round(CONFIRM_TTL_MS / 60_000)} minutes after it was shown.`,

@@ -3,6 +3,7 @@
 import { UserFacingError } from "../errors.ts";
 import { ensureUser, linkUser } from "../db/repos/users.ts";
 import { isMarketError } from "../market/errors.ts";
+import type { StoppedAutomation } from "../db/repos/automation.ts";
 import type { AccountDeps } from "./deps.ts";
 
 export interface LinkedAccount {
@@ -11,6 +12,11 @@ export interface LinkedAccount {
   readonly platformId: string | undefined;
   /** "…a1b2": what the user may see of their key. */
   readonly fingerprint: string;
+  /**
+   * Automation of the previous link, stopped because this link may be another account (a new key
+   * for the same, active account keeps it). It never comes back without a new confirmation.
+   */
+  readonly stopped: StoppedAutomation;
 }
 
 /** Printable ASCII without spaces: what an API key looks like, and all we accept. */
@@ -56,7 +62,7 @@ export async function linkAccount(
   const fingerprint = deps.vault.fingerprint(key);
   // The sealed key is bound to the user's row, so the row must exist first.
   const row = await ensureUser(deps.prisma, input.discordUserId);
-  await linkUser(deps.prisma, {
+  const { stopped, sameAccount } = await linkUser(deps.prisma, {
     discordId: input.discordUserId,
     encryptedKey: deps.vault.encrypt(key, row.id),
     keyId: deps.vault.keyId,
@@ -64,6 +70,15 @@ export async function linkAccount(
     platformId: platformId ?? null,
     platformName: platformName ?? null,
   });
-  log.info({ fingerprint, platformId }, "account linked");
-  return { platformName, platformId, fingerprint };
+  log.info(
+    {
+      fingerprint,
+      platformId,
+      sameAccount,
+      rulesDisarmed: stopped.rules.length,
+      guardsOff: stopped.guards.length,
+    },
+    "account linked",
+  );
+  return { platformName, platformId, fingerprint, stopped };
 }

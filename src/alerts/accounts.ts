@@ -3,6 +3,8 @@ import type { Logger } from "../log.ts";
 import type { MarketApi, MarketClient } from "../market/client.ts";
 import type { Priority } from "../market/scheduler.ts";
 import { markRevoked, markRevokedNotified } from "../db/repos/users.ts";
+import { stopAutomationRows } from "../db/repos/automation.ts";
+import { describeStopped } from "../automation/describe.ts";
 import { dedupeKey } from "./content.ts";
 import { writeAlerts, type Db } from "./store.ts";
 
@@ -48,6 +50,11 @@ export function apiFor(
 export async function revokeAccount(deps: AccountDeps, user: PollUser): Promise<boolean> {
   const n = user.linkedAt?.getTime() ?? 0;
   let changed = false;
+  // Every automatic action stops first (under the user's row lock, as reservations take it), so
+  // nothing automatic happens on a refused key even before the account is marked revoked.
+  const stopped = describeStopped(
+    await stopAutomationRows(deps.prisma, user.id, { shadow: false, reason: "your API key was refused" }),
+  );
   const written = await writeAlerts(
     deps.prisma,
     [
@@ -58,7 +65,7 @@ export async function revokeAccount(deps: AccountDeps, user: PollUser): Promise<
         version: String(n),
         dedupeKey: dedupeKey.keyRevoked(user.id, n),
         destination: "dm",
-        alert: { kind: "key_revoked" },
+        alert: { kind: "key_revoked", ...(stopped === undefined ? {} : { stopped }) },
       },
     ],
     async (tx) => {
@@ -67,7 +74,7 @@ export async function revokeAccount(deps: AccountDeps, user: PollUser): Promise<
     },
   );
   deps.logger.warn(
-    { userId: user.id, changed, notified: written.length > 0 },
+    { userId: user.id, changed, notified: written.length > 0, automationStopped: stopped !== undefined },
     "API key refused by the marketplace: account marked revoked",
   );
   return written.length > 0;

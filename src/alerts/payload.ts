@@ -141,7 +141,11 @@ export const SettlementAlert = z.object({
 });
 export type SettlementAlert = z.infer<typeof SettlementAlert>;
 
-export const KeyRevokedAlert = z.object({ kind: z.literal("key_revoked") });
+export const KeyRevokedAlert = z.object({
+  kind: z.literal("key_revoked"),
+  /** The automation the refusal stopped, in words (src/automation/describe.ts). */
+  stopped: z.string().max(1000).optional(),
+});
 export type KeyRevokedAlert = z.infer<typeof KeyRevokedAlert>;
 
 /**

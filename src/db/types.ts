@@ -45,7 +45,15 @@ export async function withTransaction<T>(
     : fn(db);
 }
 
-/** Prisma's unique-constraint violation (P2002). */
+/**
+ * A unique-constraint violation: Prisma's P2002, or Postgres' 23505 as a raw query (or a database
+ * function it calls) reports it through the driver adapter.
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+  if (typeof err !== "object" || err === null) return false;
+  const { code, meta } = err as { code?: unknown; meta?: unknown };
+  if (code === "P2002") return true;
+  if (code !== "P2010" || meta === undefined) return false;
+  const text = JSON.stringify(meta);
+  return text.includes("23505") || text.includes("UniqueConstraintViolation");
 }

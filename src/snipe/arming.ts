@@ -41,7 +41,21 @@ export interface LiveArmQuote extends ArmTarget {
   /** The most one auto-buy can cost: the rule's max_price, else the per-purchase cap. */
   ceilingCents: Cents;
   ceilingFrom: "rule" | "per_purchase_cap";
+  /** The most the rule can spend in all while armed: ceiling x max_buys. */
+  budgetCents: Cents;
+  /** The account this is confirmed on (the user's link generation). */
+  linkGeneration: number;
   caps: CapsView;
+}
+
+/** What the Arm button arms: exactly what the confirmation showed, kept as the rule's bound. */
+export interface LiveArmConfirmation {
+  ruleId: number;
+  maxBuys: number;
+  filtersHash: string;
+  ceilingCents: Cents;
+  budgetCents: Cents;
+  linkGeneration: number;
 }
 
 const hashOf = (filters: unknown) =>
@@ -146,21 +160,41 @@ export async function quoteLiveArm(
     );
   }
   const fromRule = ruleMax !== undefined && (perCap === null || ruleMax <= perCap);
+  const ceilingCents = fromRule ? ruleMax : (perCap as number);
   return {
     ...target,
     maxBuys,
-    ceilingCents: fromRule ? ruleMax : (perCap as number),
+    ceilingCents,
     ceilingFrom: fromRule ? "rule" : "per_purchase_cap",
+    budgetCents: ceilingCents * maxBuys,
+    linkGeneration: user.linkGeneration,
     caps,
   };
 }
 
-/** The Arm button: arms the rule the confirmation showed, if it is unchanged and still allowed. */
+/**
+ * The Arm button: arms the rule the confirmation showed, if it is unchanged and still allowed,
+ * and stores what was shown (ceiling, budget, filters, account) as the bound of every buy.
+ */
 export async function armLive(
   deps: ArmingDeps,
-  input: { discordId: string; ruleId: number; maxBuys: number; filtersHash: string },
+  input: LiveArmConfirmation & { discordId: string },
 ): Promise<ArmTarget & { maxBuys: number }> {
   const user = requireLiveAccount(await getUserByDiscordId(deps.prisma, input.discordId));
+  if (user.linkGeneration !== input.linkGeneration) {
+    throw new UserFacingError(
+      "conflict",
+      "Your linked marketplace account changed after this confirmation was shown; nothing was armed. Run /watch arm again.",
+      { ruleId: input.ruleId },
+    );
+  }
+  if (
+    !Number.isSafeInteger(input.ceilingCents) ||
+    input.ceilingCents <= 0 ||
+    input.budgetCents !== input.ceilingCents * input.maxBuys
+  ) {
+    throw new RangeError("a live arm's ceiling and budget must be the ones its confirmation showed");
+  }
   const target = await findRuleFor(deps.prisma, input.discordId, String(input.ruleId)).catch(() => {
     throw ruleGone(input.ruleId);
   });
@@ -178,9 +212,18 @@ export async function armLive(
     mode: "live",
     maxBuys: requireMaxBuys(input.maxBuys),
     at: deps.now(),
+    bound: {
+      ceilingCents: input.ceilingCents,
+      budgetCents: input.budgetCents,
+      filters: target.filters,
+      linkGeneration: input.linkGeneration,
+    },
   });
   if (!armed) throw ruleGone(input.ruleId);
-  deps.logger.info({ userId: user.id, ruleId: input.ruleId, maxBuys: input.maxBuys }, "rule armed live");
+  deps.logger.info(
+    { userId: user.id, ruleId: input.ruleId, maxBuys: input.maxBuys, ceilingCents: input.ceilingCents },
+    "rule armed live",
+  );
   return { ...target, armMode: "live", maxBuys: input.maxBuys };
 }
 

@@ -23,6 +23,7 @@ import {
   commitmentFailed,
   commitmentSpent,
   reserveOrRefuse,
+  AutomationStopped,
 } from "../spending/guard.ts";
 import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
 import { dedupeKey } from "../alerts/content.ts";
@@ -30,7 +31,7 @@ import type { AutoBuyAlert } from "../alerts/payload.ts";
 import { writeAlerts, type Db } from "../alerts/store.ts";
 import { dealOf } from "../alerts/deal.ts";
 import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
-import { referencePriceOf } from "../alerts/ruleFilters.ts";
+import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/ruleFilters.ts";
 
 export interface ArmedHit {
   listing: Listing;
@@ -73,7 +74,17 @@ export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}
 async function ruleAndOwner(db: Db, ruleId: number) {
   const row = await db.watchRule.findUnique({ where: { id: ruleId }, include: { user: true } });
   if (row === null) return undefined;
-  return { rule: { id: row.id, name: row.name, userId: row.userId }, user: toUserRecord(row.user) };
+  const confirmed = row.armFilters === null ? undefined : RuleFilters.safeParse(row.armFilters);
+  return {
+    rule: {
+      id: row.id,
+      name: row.name,
+      userId: row.userId,
+      /** The filters the live confirmation showed (undefined: none stored, so nothing is bought). */
+      confirmedFilters: confirmed?.success === true ? confirmed.data : undefined,
+    },
+    user: toUserRecord(row.user),
+  };
 }
 
 export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
@@ -196,14 +207,16 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       taken: true,
       work: () =>
         inLane(user.id, () =>
-          live(user, hit, claim.autoBuyId, readAt, finish).catch(async (error: unknown) => {
-            // A bug after the claim: say so rather than leave the user guessing.
-            log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
-            await finish("failed", {
-              detail: "an internal error stopped it; check /trades list",
-              spent: true,
-            });
-          }),
+          live(user, hit, rule.confirmedFilters, claim.autoBuyId, readAt, finish).catch(
+            async (error: unknown) => {
+              // A bug after the claim: say so rather than leave the user guessing.
+              log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
+              await finish("failed", {
+                detail: "an internal error stopped it; check /trades list",
+                spent: true,
+              });
+            },
+          ),
         ),
     };
   }
@@ -232,6 +245,7 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   async function live(
     user: UserRecord,
     hit: ArmedHit,
+    confirmedFilters: RuleFilters | undefined,
     autoBuyId: number,
     readAt: number,
     finish: Finish,
@@ -258,6 +272,16 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       await finish("failed", { detail: "this listing cannot be bought outright", spent: false });
       return;
     }
+    // The rule as the user confirmed it bounds what it buys, whatever it became since.
+    if (confirmedFilters === undefined || !matchesListing(confirmedFilters, listing, fees)) {
+      await finish("cap_refused", {
+        detail:
+          "this listing is outside the rule as you confirmed it when arming (the rule changed since); nothing was bought and the rule was disarmed. Arm it again to confirm the change",
+        spent: false,
+        disarm: true,
+      });
+      return;
+    }
     let api;
     try {
       api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority: "money" });
@@ -274,10 +298,17 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
         subjectId: listing.id,
         unitPriceCents: listing.price,
         totalCents: listing.price,
+        authority: { kind: "rule", ruleId },
       });
     } catch (error) {
+      if (error instanceof AutomationStopped) {
+        // Disarmed, unlinked or relinked since the match was claimed: nothing is bought.
+        await finish("failed", { detail: error.message, spent: false });
+        return;
+      }
       if (!(error instanceof UserFacingError)) throw error;
-      await finish("cap_refused", { detail: error.message, spent: false });
+      const budgetUsed = error.context["cap_kind"] === "confirmed_budget";
+      await finish("cap_refused", { detail: error.message, spent: false, disarm: budgetUsed });
       return;
     }
     const sentAt = now();

@@ -7,6 +7,7 @@ import {
   spendPartOf,
   settlePurchase,
   spentInWindow,
+  type Authority,
   type PurchaseRecord,
   type SpendKind,
 } from "../db/repos/purchases.ts";
@@ -16,7 +17,7 @@ import { UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
 import { formatCents, type Cents } from "../money.ts";
 
-export type { SpendKind };
+export type { Authority, SpendKind };
 export type Commitment = PurchaseRecord;
 
 export interface SpendRequest {
@@ -32,6 +33,11 @@ export interface SpendRequest {
   readonly totalCents: Cents;
   /** A standing commitment this action replaces (a raised bid, an edited order, a counter-offer). */
   readonly replaces?: Commitment | null;
+  /**
+   * An automatic action: the armed rule or guard asking, whose confirmed bounds, on/off state and
+   * account are re-checked under the same lock as the caps (src/db/repos/purchases.ts).
+   */
+  readonly authority?: Authority;
 }
 
 export interface CapsView {
@@ -116,6 +122,7 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
     unitPriceCents: req.unitPriceCents,
     totalCents: req.totalCents,
     ...(req.replaces ? { replacesId: req.replaces.id } : {}),
+    ...(req.authority ? { authority: req.authority } : {}),
   });
   if (result.ok) return result.purchase;
   const context = {
@@ -137,6 +144,30 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
       throw overPerPurchase(req, result.capCents);
     case "daily_cap":
       throw overDaily(req, result.capCents, result.spentCents, req.replaces?.totalCents ?? 0);
+    case "automation_stopped":
+      throw new AutomationStopped(
+        `The automation was turned off, or your linked account changed, before this could happen; ${NOTHING_DONE[req.kind]}.`,
+        context,
+      );
+    case "confirmed_ceiling":
+      throw new UserFacingError(
+        "spend_cap",
+        `${actionNoun(req)}, above the ${formatCents(result.capCents)} ceiling you confirmed when you turned this on; ${NOTHING_DONE[req.kind]}. Turn it on again to confirm a new ceiling.`,
+        { ...context, cap: result.capCents, cap_kind: "confirmed_ceiling" },
+      );
+    case "confirmed_budget":
+      throw new UserFacingError(
+        "spend_cap",
+        `${actionNoun(req)}, but this armed rule has already committed ${formatCents(result.spentCents)} of the ${formatCents(result.capCents)} you confirmed it may spend; ${NOTHING_DONE[req.kind]}. Arm it again to confirm more.`,
+        { ...context, cap: result.capCents, spent: result.spentCents, cap_kind: "confirmed_budget" },
+      );
+  }
+}
+
+/** An automatic action found its automation stopped (or its account changed) at reservation. */
+export class AutomationStopped extends UserFacingError {
+  constructor(message: string, context: Record<string, unknown>) {
+    super("conflict", message, context);
   }
 }
 
@@ -271,10 +302,12 @@ export async function releaseClosedOrders(
 
 /**
  * The request failed: refused means nothing is committed; an answer that was lost (a timeout, a
- * dropped connection, a 5xx on a write) may still have landed, so it stays counted, unknown,
- * until the reconciler finds out. Never guessed either way.
+ * dropped connection, a 5xx on a write) or an error that is not the marketplace's may still have
+ * landed, so it stays counted, unknown, until the reconciler finds out. Never guessed either way.
  */
 export async function commitmentFailed(db: Db, c: Commitment, error: unknown): Promise<void> {
-  if (isMarketError(error) && error.mayHaveSucceeded) await commitmentUnknown(db, c, error.kind);
-  else await commitmentRefused(db, c, isMarketError(error) ? error.kind : "unexpected error");
+  // Only a clear refusal from the marketplace releases it. Anything else (a lost answer, or an
+  // error that is not the marketplace's, such as a bug after the request left) may have landed.
+  if (isMarketError(error) && !error.mayHaveSucceeded) await commitmentRefused(db, c, error.kind);
+  else await commitmentUnknown(db, c, isMarketError(error) ? error.kind : "unexpected error");
 }

@@ -128,6 +128,9 @@ export async function confirmBuy(deps: TradingDeps, input: ConfirmBuyInput): Pro
         throw overPerPurchaseCap(listingId, expected, reservation.capCents);
       case "daily_cap":
         throw overDailyCap(listingId, expected, reservation.capCents, reservation.spentCents);
+      default:
+        // Only automatic actions name an authority; a manual buy never gets these.
+        throw new Error(`unexpected reservation refusal for a manual buy: ${reservation.reason}`);
     }
   }
   const purchaseId = reservation.purchase.id;

@@ -1,7 +1,7 @@
 // Armed rules and their matches: arming, disarming, and the claim that lets one armed match act
 // once (unique per rule and listing) and only while the rule has buys left.
 import { z } from "zod";
-import type { AutoBuy } from "../../generated/prisma/client.ts";
+import { Prisma, type AutoBuy } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { centsFromDb, centsToDb, nullableCentsFromDb } from "../types.ts";
 
@@ -54,14 +54,39 @@ function toRecord(r: AutoBuy): AutoBuyRecord {
   };
 }
 
-/** Arms the user's rule (buys counted from zero again); false when it is not theirs any more. */
+/** What a live confirmation showed: every automatic buy of the rule stays within it. */
+export interface ArmBound {
+  ceilingCents: number;
+  budgetCents: number;
+  /** The rule's filters as confirmed: a buy must match them as well as the rule's current ones. */
+  filters: unknown;
+  linkGeneration: number;
+}
+
+/**
+ * Arms the user's rule (buys counted from zero again), live with the bound its confirmation
+ * showed, shadow with none; false when it is not theirs any more.
+ */
 export async function armRule(
   db: Db,
-  input: { userId: number; ruleId: number; mode: ArmMode; maxBuys: number; at: Date },
+  input: { userId: number; ruleId: number; mode: ArmMode; maxBuys: number; at: Date; bound?: ArmBound },
 ): Promise<boolean> {
+  if (input.mode === "live" && input.bound === undefined)
+    throw new Error("a live arm needs its confirmed bound");
+  const b = input.mode === "live" ? input.bound : undefined;
   const { count } = await db.watchRule.updateMany({
     where: { id: input.ruleId, userId: input.userId },
-    data: { armMode: input.mode, armMaxBuys: input.maxBuys, armBuys: 0, armedAt: input.at, enabled: true },
+    data: {
+      armMode: input.mode,
+      armMaxBuys: input.maxBuys,
+      armBuys: 0,
+      armedAt: input.at,
+      enabled: true,
+      armCeilingCents: b === undefined ? null : centsToDb(b.ceilingCents),
+      armBudgetCents: b === undefined ? null : centsToDb(b.budgetCents),
+      armFilters: b === undefined ? Prisma.DbNull : (b.filters as Prisma.InputJsonValue),
+      armLinkGeneration: b === undefined ? null : b.linkGeneration,
+    },
   });
   return count === 1;
 }

@@ -25,6 +25,8 @@ export interface PurchaseRecord {
   error: string | null;
   createdAt: Date;
   settledAt: Date | null;
+  /** When it became a standing commitment (status open), if it did. */
+  openedAt: Date | null;
 }
 /** Any spend commitment (the table began with purchases alone). */
 export type CommitmentRecord = PurchaseRecord;
@@ -35,7 +37,13 @@ export type ReserveResult =
   | { ok: false; reason: "duplicate"; purchase: PurchaseRecord }
   | { ok: false; reason: "per_purchase_cap"; capCents: number }
   | { ok: false; reason: "daily_cap"; capCents: number; spentCents: number }
-  | { ok: false; reason: "no_user" };
+  | { ok: false; reason: "no_user" }
+  /** The automation that asked is off, or its account changed, since it read its work. */
+  | { ok: false; reason: "automation_stopped" }
+  /** Above the price ceiling the user confirmed for this automation. */
+  | { ok: false; reason: "confirmed_ceiling"; capCents: number }
+  /** Past the most the user confirmed this armed rule may spend in all. */
+  | { ok: false; reason: "confirmed_budget"; capCents: number; spentCents: number };
 
 function toRecord(p: Purchase): PurchaseRecord {
   return {
@@ -51,14 +59,33 @@ function toRecord(p: Purchase): PurchaseRecord {
     error: p.error,
     createdAt: p.createdAt,
     settledAt: p.settledAt,
+    openedAt: p.openedAt,
   };
 }
 
-const CapsRow = z.object({
-  per_purchase_cap_cents: z.bigint().nullable(),
-  daily_cap_cents: z.bigint().nullable(),
+const ReserveRow = z.object({
+  outcome: z.enum([
+    "ok",
+    "duplicate",
+    "no_user",
+    "per_purchase_cap",
+    "daily_cap",
+    "stopped",
+    "ceiling",
+    "budget",
+  ]),
+  purchase_id: z.number().int().nullable(),
+  created: z.date().nullable(),
+  cap_cents: z.bigint().nullable(),
+  spent_cents: z.bigint().nullable(),
 });
-const SpentRow = z.object({ spent: z.bigint() });
+
+/**
+ * The automation asking for the commitment, re-checked under the same lock as the caps: a
+ * live-armed rule (within the ceiling and budget stored when it was confirmed, on the account it
+ * was armed on) or an active buy-order guard (within its ceiling, on its account).
+ */
+export type Authority = { kind: "rule"; ruleId: number } | { kind: "guard"; guardId: number };
 
 export interface ReserveInput {
   userId: number;
@@ -77,62 +104,82 @@ export interface ReserveInput {
    * is left out of the check, because only one of the two can stand once the request is answered.
    */
   replacesId?: number;
+  /** Set for an automatic action: what the user confirmed, checked in the same statement. */
+  authority?: Authority;
 }
 
 /**
- * Checks the per-purchase and daily caps and inserts a pending commitment, holding the user's
- * row lock so concurrent reservations on every path are decided one after the other. Pending,
- * open and unknown commitments count whatever their age (an unknown outcome may have gone
- * through); spent ones for 24 hours.
+ * Checks the automation that asks (if any), the per-purchase and daily caps, and inserts a
+ * pending commitment, in one round trip: the database function `reserve_commitment` holds the
+ * user's row lock, so concurrent reservations on every path, and stops, are decided one after
+ * the other. Pending, open and unknown commitments count whatever their age (an unknown outcome
+ * may have gone through); spent ones for 24 hours.
  */
 export async function reserveSpend(db: Db, input: ReserveInput): Promise<ReserveResult> {
   const total = centsToDb(input.totalCents);
   const unit = centsToDb(input.unitPriceCents ?? input.totalCents);
+  const kind = input.kind ?? "buy";
+  const auth = input.authority;
+  const authId = auth === undefined ? null : auth.kind === "rule" ? auth.ruleId : auth.guardId;
+  let rows: unknown[];
   try {
-    return await withTransaction(db, async (tx) => {
-      const caps = await tx.$queryRaw<unknown[]>`
-        SELECT per_purchase_cap_cents, daily_cap_cents FROM users WHERE id = ${input.userId} FOR UPDATE`;
-      if (caps.length === 0) return { ok: false, reason: "no_user" } as const;
-      const { per_purchase_cap_cents: perCap, daily_cap_cents: dailyCap } = CapsRow.parse(caps[0]);
-
-      const previous = await tx.purchase.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
-      if (previous) return { ok: false, reason: "duplicate", purchase: toRecord(previous) } as const;
-
-      if (perCap !== null && unit > perCap) {
-        return { ok: false, reason: "per_purchase_cap", capCents: centsFromDb(perCap) } as const;
-      }
-      if (dailyCap !== null) {
-        const spent = await committed(tx, input.userId, input.replacesId ?? null);
-        if (spent + total > dailyCap) {
-          return {
-            ok: false,
-            reason: "daily_cap",
-            capCents: centsFromDb(dailyCap),
-            spentCents: centsFromDb(spent),
-          } as const;
-        }
-      }
-      const purchase = await tx.purchase.create({
-        data: {
-          userId: input.userId,
-          idempotencyKey: input.idempotencyKey,
-          kind: input.kind ?? "buy",
-          subjectId: input.subjectId ?? null,
-          listingIds: input.listingIds ?? [],
-          unitPriceCents: unit,
-          totalCents: total,
-        },
-      });
-      return { ok: true, purchase: toRecord(purchase) } as const;
-    });
+    rows = await db.$queryRaw<unknown[]>`
+      SELECT * FROM reserve_commitment(${input.userId}::integer, ${input.idempotencyKey}::text,
+        ${kind}::spend_kind, ${input.subjectId ?? null}::text, ${input.listingIds ?? []}::text[],
+        ${unit}::bigint, ${total}::bigint, ${input.replacesId ?? null}::integer,
+        ${auth?.kind ?? null}::text, ${authId}::integer)`;
   } catch (err) {
     // Another user's row cannot hold this key's lock; the constraint is the last word.
     if (!isUniqueViolation(err)) throw err;
-    const previous = await db.purchase.findUnique({ where: { idempotencyKey: input.idempotencyKey } });
-    if (!previous) throw err;
-    return { ok: false, reason: "duplicate", purchase: toRecord(previous) };
+    return duplicateOf(db, input.idempotencyKey, err);
+  }
+  const row = ReserveRow.parse(rows[0]);
+  const cap = row.cap_cents === null ? 0 : centsFromDb(row.cap_cents);
+  const spent = row.spent_cents === null ? 0 : centsFromDb(row.spent_cents);
+  switch (row.outcome) {
+    case "ok":
+      return {
+        ok: true,
+        purchase: {
+          id: row.purchase_id ?? 0,
+          userId: input.userId,
+          idempotencyKey: input.idempotencyKey,
+          kind,
+          subjectId: input.subjectId ?? null,
+          listingIds: input.listingIds ?? [],
+          unitPriceCents: centsFromDb(unit),
+          totalCents: input.totalCents,
+          status: "pending",
+          error: null,
+          createdAt: row.created ?? new Date(),
+          settledAt: null,
+          openedAt: null,
+        },
+      };
+    case "duplicate":
+      return duplicateOf(db, input.idempotencyKey, new Error("reserved key vanished"));
+    case "no_user":
+      return { ok: false, reason: "no_user" };
+    case "per_purchase_cap":
+      return { ok: false, reason: "per_purchase_cap", capCents: cap };
+    case "daily_cap":
+      return { ok: false, reason: "daily_cap", capCents: cap, spentCents: spent };
+    case "stopped":
+      return { ok: false, reason: "automation_stopped" };
+    case "ceiling":
+      return { ok: false, reason: "confirmed_ceiling", capCents: cap };
+    case "budget":
+      return { ok: false, reason: "confirmed_budget", capCents: cap, spentCents: spent };
   }
 }
+
+async function duplicateOf(db: Db, key: string, err: unknown): Promise<ReserveResult> {
+  const previous = await db.purchase.findUnique({ where: { idempotencyKey: key } });
+  if (!previous) throw err;
+  return { ok: false, reason: "duplicate", purchase: toRecord(previous) };
+}
+
+const SpentRow = z.object({ spent: z.bigint() });
 
 /** Cents counted against the daily cap: everything still committed, plus what was spent in 24 h. */
 async function committed(db: Db, userId: number, excludeId: number | null): Promise<bigint> {
@@ -169,6 +216,7 @@ export async function settlePurchase(
       status: outcome.status,
       error: outcome.error ?? null,
       ...(final || outcome.status === "unknown" ? { settledAt: new Date() } : {}),
+      ...(outcome.status === "open" ? { openedAt: new Date() } : {}),
       ...(outcome.totalCents === undefined ? {} : { totalCents: centsToDb(outcome.totalCents) }),
       ...(outcome.subjectId === undefined ? {} : { subjectId: outcome.subjectId }),
     },

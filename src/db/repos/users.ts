@@ -2,6 +2,7 @@
 import type { Prisma, User } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { nullableCentsFromDb, nullableCentsToDb, withTransaction } from "../types.ts";
+import { NOTHING_STOPPED, stopAutomationRows, type StoppedAutomation } from "./automation.ts";
 
 export type LinkStatus = "active" | "revoked" | "unlinked";
 export type Destination = "dm" | "channel";
@@ -29,6 +30,8 @@ export interface UserRecord {
   platformId: string | null;
   platformName: string | null;
   linkedAt: Date | null;
+  /** Bumped whenever the linked account may have changed: automation is bound to one value. */
+  linkGeneration: number;
   revokedAt: Date | null;
   revokedNotifiedAt: Date | null;
   dmClosedAt: Date | null;
@@ -56,6 +59,7 @@ export function toUserRecord(u: User): UserRecord {
     platformId: u.platformId,
     platformName: u.platformName,
     linkedAt: u.linkedAt,
+    linkGeneration: u.linkGeneration,
     revokedAt: u.revokedAt,
     revokedNotifiedAt: u.revokedNotifiedAt,
     dmClosedAt: u.dmClosedAt,
@@ -85,26 +89,55 @@ function toSettings(u: User): UserSettings {
   };
 }
 
-/** Links (or re-links) a Discord user to a key: status active, revocation cleared. */
-export async function linkUser(db: Db, input: LinkInput): Promise<UserRecord> {
-  const now = new Date();
-  const key = {
-    encryptedKey: input.encryptedKey,
-    keyId: input.keyId,
-    keyFingerprint: input.keyFingerprint,
-    platformId: input.platformId,
-    platformName: input.platformName,
-    status: "active" as const,
-    linkedAt: now,
-    revokedAt: null,
-    revokedNotifiedAt: null,
-  };
-  const user = await db.user.upsert({
-    where: { discordId: input.discordId },
-    create: { discordId: input.discordId, ...key },
-    update: key,
+export interface LinkOutcome {
+  user: UserRecord;
+  /** The same marketplace account as the active link before (a new key for it): automation goes on. */
+  sameAccount: boolean;
+  /** Automation of the previous link, stopped because the account may have changed. */
+  stopped: StoppedAutomation;
+}
+
+/**
+ * Links (or re-links) a Discord user to a key: status active, revocation cleared. Unless it is
+ * a new key for the account already linked and active (the same platform id), the link
+ * generation moves on and every automatic action of the previous link is stopped, in the same
+ * transaction: automation never carries over to another (or an unknown) account.
+ */
+export async function linkUser(db: Db, input: LinkInput): Promise<LinkOutcome> {
+  return withTransaction(db, async (tx) => {
+    const now = new Date();
+    const before = await tx.user.findUnique({ where: { discordId: input.discordId } });
+    const sameAccount =
+      before !== null &&
+      before.status === "active" &&
+      before.encryptedKey !== null &&
+      before.platformId !== null &&
+      before.platformId === input.platformId;
+    const stopped =
+      before === null || sameAccount
+        ? NOTHING_STOPPED
+        : await stopAutomationRows(tx, before.id, {
+            shadow: false,
+            reason: "another marketplace account was linked",
+          });
+    const key = {
+      encryptedKey: input.encryptedKey,
+      keyId: input.keyId,
+      keyFingerprint: input.keyFingerprint,
+      platformId: input.platformId,
+      platformName: input.platformName,
+      status: "active" as const,
+      revokedAt: null,
+      revokedNotifiedAt: null,
+      ...(sameAccount ? {} : { linkedAt: now, linkGeneration: { increment: 1 } }),
+    };
+    const user = await tx.user.upsert({
+      where: { discordId: input.discordId },
+      create: { discordId: input.discordId, ...key, linkedAt: now, linkGeneration: 1 },
+      update: key,
+    });
+    return { user: toUserRecord(user), sameAccount, stopped };
   });
-  return toUserRecord(user);
 }
 
 /** A row for a Discord user who has not linked a key (settings and rules need one). */
@@ -149,11 +182,19 @@ export async function markRevokedNotified(db: Db, userId: number): Promise<boole
 }
 
 /**
- * Forgets the key and stops everything polled with it (tracked bids, trades, buy orders).
- * Watch rules and settings stay: listing alerts do not need the user's key. True if it was linked.
+ * Forgets the key and stops everything polled or done with it: tracked bids, trades and buy
+ * orders, and every automatic action (live-armed rules, guards, auto-accept), in one transaction.
+ * Watch rules, shadow arming and settings stay: they do not need the user's key.
  */
-export async function unlinkUser(db: Db, userId: number): Promise<boolean> {
+export async function unlinkUser(
+  db: Db,
+  userId: number,
+): Promise<{ wasLinked: boolean; stopped: StoppedAutomation }> {
   return withTransaction(db, async (tx) => {
+    const stopped = await stopAutomationRows(tx, userId, {
+      shadow: false,
+      reason: "the account was unlinked",
+    });
     const { count } = await tx.user.updateMany({
       where: { id: userId, encryptedKey: { not: null } },
       data: {
@@ -164,12 +205,13 @@ export async function unlinkUser(db: Db, userId: number): Promise<boolean> {
         platformName: null,
         status: "unlinked",
         linkedAt: null,
+        linkGeneration: { increment: 1 },
       },
     });
     await tx.trackedBid.deleteMany({ where: { userId } });
     await tx.trackedTrade.deleteMany({ where: { userId } });
     await tx.trackedBuyOrder.deleteMany({ where: { userId } });
-    return count === 1;
+    return { wasLinked: count === 1, stopped };
   });
 }
 

@@ -308,7 +308,16 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       return { embeds: [buyOrderEmbed(alert)], components: [] };
     case "key_revoked":
       return {
-        embeds: [embed({ tone: "error", title: "Your API key was refused", description: KEY_REVOKED_TEXT })],
+        embeds: [
+          embed({
+            tone: "error",
+            title: "Your API key was refused",
+            description:
+              alert.stopped === undefined
+                ? KEY_REVOKED_TEXT
+                : `${KEY_REVOKED_TEXT}\n\nAutomation stopped: ${alert.stopped}. It stays off after you link again, until you turn it on again.`,
+          }),
+        ],
         components: [],
       };
     case "settlement":

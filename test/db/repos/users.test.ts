@@ -35,7 +35,7 @@ const link = (id: string) =>
     keyFingerprint: "…a1b2",
     platformId: "76561198000000000",
     platformName: "trader",
-  });
+  }).then((o) => o.user);
 
 describe("users repository", () => {
   it("GIVEN a new Discord user WHEN linked THEN the key, fingerprint and defaults are stored", async () => {
@@ -80,8 +80,8 @@ describe("users repository", () => {
     await createRule(db.prisma, { userId: user.id, name: "r", filters: {} }, { maxRulesPerUser: 5 });
     await trackBid(db.prisma, { userId: user.id, listingId: "123", maxPriceCents: 500 });
 
-    expect(await unlinkUser(db.prisma, user.id)).toBe(true);
-    expect(await unlinkUser(db.prisma, user.id)).toBe(false);
+    expect((await unlinkUser(db.prisma, user.id)).wasLinked).toBe(true);
+    expect((await unlinkUser(db.prisma, user.id)).wasLinked).toBe(false);
     const after = await getUserByDiscordId(db.prisma, user.discordId);
     expect(after).toMatchObject({
       status: "unlinked",

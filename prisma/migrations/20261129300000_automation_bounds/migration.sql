@@ -1,0 +1,132 @@
+-- AlterTable
+ALTER TABLE "users" ADD COLUMN     "link_generation" INTEGER NOT NULL DEFAULT 0;
+
+-- AlterTable
+ALTER TABLE "watch_rules" ADD COLUMN     "arm_budget_cents" BIGINT,
+ADD COLUMN     "arm_ceiling_cents" BIGINT,
+ADD COLUMN     "arm_filters" JSON,
+ADD COLUMN     "arm_link_generation" INTEGER;
+
+-- AlterTable
+ALTER TABLE "purchases" ADD COLUMN     "opened_at" TIMESTAMPTZ(3);
+
+-- AlterTable
+ALTER TABLE "auto_accept_settings" ADD COLUMN     "link_generation" INTEGER NOT NULL DEFAULT 0;
+
+-- AlterTable
+ALTER TABLE "guards" ADD COLUMN     "link_generation" INTEGER NOT NULL DEFAULT 0;
+
+
+-- Live-armed rules armed before confirmations were stored: their bound is what the confirmation
+-- showed then (the rule's max price, else the per-purchase cap; at most that per buy, max_buys
+-- times it in all), on the account linked now. A rule with neither is disarmed.
+UPDATE "watch_rules" AS r
+   SET "arm_ceiling_cents" = c.ceiling,
+       "arm_budget_cents" = c.ceiling * greatest(coalesce(r."arm_max_buys", 1), 1),
+       "arm_filters" = r."filters",
+       "arm_link_generation" = 0
+  FROM (
+    SELECT w."id",
+           CASE
+             WHEN (w."filters"->>'max_price') ~ '^[0-9]+$' AND u."per_purchase_cap_cents" IS NOT NULL
+               THEN least((w."filters"->>'max_price')::bigint, u."per_purchase_cap_cents")
+             WHEN (w."filters"->>'max_price') ~ '^[0-9]+$' THEN (w."filters"->>'max_price')::bigint
+             ELSE u."per_purchase_cap_cents"
+           END AS ceiling
+      FROM "watch_rules" w JOIN "users" u ON u."id" = w."user_id"
+     WHERE w."arm_mode" = 'live'
+  ) AS c
+ WHERE r."id" = c."id";
+UPDATE "watch_rules" SET "arm_mode" = NULL WHERE "arm_mode" = 'live' AND "arm_ceiling_cents" IS NULL;
+
+-- The one reservation of every commitment, manual or automatic, in one round trip: locks the
+-- user's row (so reservations and stops are decided one after the other), refuses a key used
+-- before, re-checks the automation that asks (p_auth 'rule': a live-armed rule within its stored
+-- ceiling and budget on the account it was armed on; 'guard': an active buy-order guard within its
+-- ceiling on its account), then the per-purchase and daily caps, and inserts the pending row.
+-- Each statement of a plpgsql function sees what committed before it, so the sums below count
+-- every reservation decided before this one took the lock.
+CREATE FUNCTION "reserve_commitment"(
+    p_user INTEGER, p_key TEXT, p_kind "spend_kind", p_subject TEXT, p_listing_ids TEXT[],
+    p_unit BIGINT, p_total BIGINT, p_replaces INTEGER, p_auth TEXT, p_auth_id INTEGER)
+  RETURNS TABLE(outcome TEXT, purchase_id INTEGER, created TIMESTAMPTZ, cap_cents BIGINT, spent_cents BIGINT)
+  LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  u RECORD;
+  a RECORD;
+  prev_id INTEGER;
+  spent BIGINT;
+  new_id INTEGER;
+  new_at TIMESTAMPTZ;
+BEGIN
+  SELECT "per_purchase_cap_cents" AS per_cap, "daily_cap_cents" AS daily_cap, "status"::text AS status,
+         "encrypted_key" IS NOT NULL AS keyed, "link_generation" AS gen
+    INTO u FROM "users" WHERE "id" = p_user FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'no_user'::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
+    RETURN;
+  END IF;
+  SELECT "id" INTO prev_id FROM "purchases" WHERE "idempotency_key" = p_key;
+  IF FOUND THEN
+    RETURN QUERY SELECT 'duplicate'::text, prev_id, NULL::timestamptz, NULL::bigint, NULL::bigint;
+    RETURN;
+  END IF;
+  IF p_auth = 'rule' THEN
+    SELECT "arm_ceiling_cents" AS ceiling, "arm_budget_cents" AS budget, "armed_at" AS since
+      INTO a FROM "watch_rules"
+     WHERE "id" = p_auth_id AND "user_id" = p_user AND "arm_mode" = 'live' AND "enabled"
+       AND "arm_link_generation" = u.gen AND u.status = 'active' AND u.keyed;
+    IF NOT FOUND OR a.ceiling IS NULL OR a.budget IS NULL THEN
+      RETURN QUERY SELECT 'stopped'::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
+      RETURN;
+    END IF;
+    IF p_unit > a.ceiling THEN
+      RETURN QUERY SELECT 'ceiling'::text, NULL::integer, NULL::timestamptz, a.ceiling, NULL::bigint;
+      RETURN;
+    END IF;
+    SELECT coalesce(sum("total_cents"), 0)::bigint INTO spent FROM "purchases"
+     WHERE "user_id" = p_user AND "kind" = 'auto_buy'
+       AND "idempotency_key" LIKE 'auto:' || p_auth_id || ':%'
+       AND "created_at" >= coalesce(a.since, '-infinity'::timestamptz)
+       AND "status" IN ('pending', 'open', 'unknown', 'succeeded');
+    IF spent + p_total > a.budget THEN
+      RETURN QUERY SELECT 'budget'::text, NULL::integer, NULL::timestamptz, a.budget, spent;
+      RETURN;
+    END IF;
+  ELSIF p_auth = 'guard' THEN
+    SELECT "limit_cents" AS ceiling INTO a FROM "guards"
+     WHERE "id" = p_auth_id AND "user_id" = p_user AND "kind" = 'buy_order' AND "status" = 'active'
+       AND "link_generation" = u.gen AND u.status = 'active' AND u.keyed;
+    IF NOT FOUND THEN
+      RETURN QUERY SELECT 'stopped'::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
+      RETURN;
+    END IF;
+    IF p_unit > a.ceiling THEN
+      RETURN QUERY SELECT 'ceiling'::text, NULL::integer, NULL::timestamptz, a.ceiling, NULL::bigint;
+      RETURN;
+    END IF;
+  ELSIF p_auth IS NOT NULL THEN
+    RAISE EXCEPTION 'unknown automation kind %', p_auth;
+  END IF;
+  IF u.per_cap IS NOT NULL AND p_unit > u.per_cap THEN
+    RETURN QUERY SELECT 'per_purchase_cap'::text, NULL::integer, NULL::timestamptz, u.per_cap, NULL::bigint;
+    RETURN;
+  END IF;
+  IF u.daily_cap IS NOT NULL THEN
+    SELECT coalesce(sum("total_cents"), 0)::bigint INTO spent FROM "purchases"
+     WHERE "user_id" = p_user AND "id" <> coalesce(p_replaces, -1)
+       AND ("status" IN ('pending', 'open', 'unknown')
+            OR ("status" = 'succeeded'
+                AND coalesce("settled_at", "created_at") > now() - interval '24 hours'));
+    IF spent + p_total > u.daily_cap THEN
+      RETURN QUERY SELECT 'daily_cap'::text, NULL::integer, NULL::timestamptz, u.daily_cap, spent;
+      RETURN;
+    END IF;
+  END IF;
+  INSERT INTO "purchases" ("user_id", "idempotency_key", "kind", "subject_id", "listing_ids",
+                           "unit_price_cents", "total_cents")
+  VALUES (p_user, p_key, p_kind, p_subject, coalesce(p_listing_ids, '{}'), p_unit, p_total)
+  RETURNING "id", "created_at" INTO new_id, new_at;
+  RETURN QUERY SELECT 'ok'::text, new_id, new_at, NULL::bigint, NULL::bigint;
+END
+$$;
