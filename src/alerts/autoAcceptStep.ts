@@ -47,7 +47,7 @@ export function autoAcceptFor(
     if (trade.state !== "queued") return untouched;
     settings ??= autoAcceptSettings(deps.prisma, userId);
     if (!qualifies(await settings, trade)) return untouched;
-    const result = await acceptAutomatically(deps, api, { userId, tradeId: trade.id });
+    const result = await acceptAutomatically(deps, api, { userId, tradeId: trade.id, trade });
     if (result.outcome === "claimed_elsewhere") return untouched;
     return told(trade, result, "first");
   };

@@ -7,6 +7,7 @@ import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser 
 import { dedupeKey, tradeAlertOf, tradeDeadline } from "./content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/repos/buyOrders.ts";
 import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
+import { readMyBuyOrders } from "../market/pagination.ts";
 import { listOpenTrades } from "../db/repos/trades.ts";
 import { createPollPlanner, pollNeeds, type PlannedPoll } from "./pollPlan.ts";
 import { autoAcceptFor } from "./autoAcceptStep.ts";
@@ -196,12 +197,14 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
   }
 
   async function pollBuyOrders(api: MarketApi, user: User): Promise<number> {
-    const orders = [];
-    for await (const order of api.iterateMyBuyOrders({ limit: 50 }, { maxPages: 4 })) orders.push(order);
+    // Taken before the list is asked for: an order that opened after it may be missing from it.
+    const readStartedAt = new Date();
+    const { items: orders, complete } = await readMyBuyOrders(api, { limit: 50, maxPages: 4 });
     // Orders the bot placed that are no longer open (cancelled on the website, closed) stop
-    // counting against the caps; only when the whole list was read can absence be trusted.
-    if (orders.length < 200)
-      await releaseClosedOrders(opts.prisma, user.id, new Set(orders.map((o) => o.id)));
+    // counting against the caps; only when the whole list was read can absence be trusted, and
+    // only for commitments that stood before the read began.
+    if (complete)
+      await releaseClosedOrders(opts.prisma, user.id, new Set(orders.map((o) => o.id)), readStartedAt);
     if (orders.length === 0) return 0;
     const tracked = await listTrackedBuyOrders(opts.prisma, { userId: user.id, limit: 10_000 });
     const byId = new Map(tracked.map((t) => [t.orderId, t]));

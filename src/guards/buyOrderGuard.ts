@@ -8,36 +8,78 @@ import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
-import { findMyOrder } from "../trading/buyOrders.ts";
+import { readMyBuyOrders } from "../market/pagination.ts";
+import { AutomationStopped } from "../spending/guard.ts";
 import { editBuyOrder } from "../trading/buyOrderEdit.ts";
 import { stopGuard, withinDailyLimit, type GuardDeps } from "./deps.ts";
 
+const canonical = (v: unknown): string =>
+  v === null || typeof v !== "object"
+    ? (JSON.stringify(v) ?? "null")
+    : Array.isArray(v)
+      ? `[${v.map(canonical).join(",")}]`
+      : `{${Object.entries(v as Record<string, unknown>)
+          .filter(([, x]) => x !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`)
+          .join(",")}}`;
+
+/** The aggregate group an order of the user's is counted in, as far as the answer tells. */
+function sameGroup(a: BuyOrderAggregate, o: BuyOrder): boolean {
+  if (a.expression !== undefined || o.expression !== undefined) return a.expression === o.expression;
+  if (
+    a.market_hash_name !== undefined &&
+    o.market_hash_name !== undefined &&
+    a.market_hash_name !== o.market_hash_name
+  )
+    return false;
+  return canonical(a.hybrid_properties ?? {}) === canonical(o.hybrid_properties ?? {});
+}
+
 /**
  * The best price among other buyers' orders. Similar orders come grouped by price and
- * constraints, the user's own order among them: its items are taken out of the group at its
- * price, and whatever is left there is a rival at the same price (a tie is not "the highest").
+ * constraints, the user's own orders among them (the guarded one and any other of theirs for the
+ * item): each of the user's orders is taken out of its group at its price (the group with its
+ * constraints when the answer says, else any group at that price), and whatever is left is a
+ * rival at that price (a tie is not "the highest"). So a guard never raises against its own user,
+ * and two guards of one user on one item never leapfrog.
  */
-export function bestRival(aggregates: readonly BuyOrderAggregate[], own: BuyOrder): Cents | undefined {
-  const ownLeft = Math.max(1, own.qty - (own.bought_item_count ?? 0));
-  let taken = false;
-  let best: Cents | undefined;
-  for (const a of [...aggregates].sort((x, y) => y.price - x.price)) {
-    let qty = a.qty;
-    if (!taken && a.price === own.price) {
-      qty -= ownLeft;
-      taken = true;
-    }
-    if (qty > 0 && (best === undefined || a.price > best)) best = a.price;
+export function bestRival(
+  aggregates: readonly BuyOrderAggregate[],
+  own: BuyOrder | readonly BuyOrder[],
+): Cents | undefined {
+  const mine = Array.isArray(own) ? (own as readonly BuyOrder[]) : [own as BuyOrder];
+  const left = aggregates.map((a) => a.qty);
+  const take = (o: BuyOrder, match: (a: BuyOrderAggregate) => boolean, wanted: number): number => {
+    let still = wanted;
+    aggregates.forEach((a, i) => {
+      const there = left[i] ?? 0;
+      if (still <= 0 || there <= 0 || a.price !== o.price || !match(a)) return;
+      const n = Math.min(there, still);
+      left[i] = there - n;
+      still -= n;
+    });
+    return still;
+  };
+  for (const o of mine) {
+    const qty = Math.max(1, o.qty - (o.bought_item_count ?? 0));
+    const rest = take(o, (a) => sameGroup(a, o), qty);
+    // The answer's constraints may be written differently from the order's: at its price, the
+    // user's own items are still theirs.
+    if (rest > 0) take(o, () => true, rest);
   }
+  let best: Cents | undefined;
+  aggregates.forEach((a, i) => {
+    if ((left[i] ?? 0) > 0 && (best === undefined || a.price > best)) best = a.price;
+  });
   return best;
 }
 
 export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: GuardRecord): Promise<void> {
-  let order: BuyOrder;
-  try {
-    order = await findMyOrder({ market: api, logger: deps.logger }, guard.subjectId);
-  } catch (error) {
-    if (!(error instanceof UserFacingError) || error.code !== "not_found") throw error;
+  const mine = await myOpenOrders(api);
+  if (mine === undefined) return; // the list could not be read whole: nothing is changed this pass
+  const order = mine.find((o) => o.id === guard.subjectId);
+  if (order === undefined) {
     await stopGuard(deps, guard, "the order is no longer open (filled, cancelled or closed)");
     return;
   }
@@ -45,11 +87,13 @@ export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: Guar
     await stopGuard(deps, guard, "an order made on the website with a filter expression cannot be guarded");
     return;
   }
+  const ownForItem = mine.filter((o) => o.market_hash_name === order.market_hash_name || o.id === order.id);
   const similar = await api.getSimilarBuyOrders(
     { market_hash_name: order.market_hash_name, hybrid_properties: order.hybrid_properties ?? {} },
-    { limit: 10 },
+    // The user's own groups may fill the top of the answer: ask for that many more.
+    { limit: Math.min(50, 10 + ownForItem.length) },
   );
-  const rival = bestRival(similar, order);
+  const rival = bestRival(similar, ownForItem);
   if (rival === undefined || rival < order.price) return;
   let target = rival + guard.stepCents;
   if (target > guard.limitCents) {
@@ -74,9 +118,15 @@ export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: Guar
         orderId: order.id,
         maxPriceCents: target,
         idempotencyKey: `guard:${guard.id}:${deps.now().getTime()}:${target}`,
+        // Re-checked with the caps: the guard still on, on its account, within its ceiling.
+        authority: { kind: "guard", guardId: guard.id },
       },
     );
   } catch (error) {
+    if (error instanceof AutomationStopped) {
+      deps.logger.info({ guardId: guard.id }, "guard turned off before its raise; nothing sent");
+      return;
+    }
     if (error instanceof UserFacingError) {
       // A cap refused the raise: nothing was sent; the guard stops rather than ask again each cycle.
       await stopGuard(deps, guard, error.message, { rivalCents: rival, fromCents: order.price });
@@ -103,4 +153,13 @@ export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: Guar
     { guardId: guard.id, orderId: order.id, from: order.price, to: target, rival },
     "buy order raised by its guard",
   );
+}
+
+/**
+ * Every open order of the user, or undefined when the list cannot be known whole (pages ran out
+ * at our guard before the end): a guard acts only on a complete picture of the user's orders.
+ */
+async function myOpenOrders(api: MarketApi): Promise<BuyOrder[] | undefined> {
+  const read = await readMyBuyOrders(api, { maxPages: 20 });
+  return read.complete ? read.items : undefined;
 }

@@ -2,7 +2,7 @@
 // item, float within FLOAT_WINDOW), one step under the cheapest rival, never below the floor.
 // Lowering an asking price commits no money, so the spending guard has nothing to hold here.
 import type { GuardRecord } from "../db/repos/guards.ts";
-import { recordGuardEvent } from "../db/repos/guards.ts";
+import { guardStillOn, recordGuardEvent } from "../db/repos/guards.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Listing } from "../market/schemas.ts";
@@ -72,6 +72,8 @@ export async function guardListing(deps: GuardDeps, api: MarketApi, guard: Guard
     target = floor;
   }
   if (!(await withinDailyLimit(deps, guard, rival))) return;
+  // Read since this pass began: turned off, unlinked or relinked means nothing is changed.
+  if (!(await guardStillOn(deps.prisma, guard))) return;
   try {
     await api.updateListing(listing.id, { price: target });
   } catch (error) {

@@ -33,12 +33,13 @@ export function createGuardRunner(deps: GuardRunnerDeps): GuardRunner {
   const stepDeps: GuardDeps = { prisma: deps.prisma, logger: log, now: deps.now };
   const everyMs = deps.digestEveryMs ?? DEFAULT_DIGEST_EVERY_MS;
 
-  async function apiOf(userId: number): Promise<MarketApi | string> {
+  async function apiOf(userId: number): Promise<{ api: MarketApi; linkGeneration: number } | string> {
     const user = await getUserById(deps.prisma, userId);
     if (user === null || user.status !== "active" || user.encryptedKey === null)
       return "your account is not linked with a working key; link one with /account link and set the guard again";
     try {
-      return deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority: "background" });
+      const api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority: "background" });
+      return { api, linkGeneration: user.linkGeneration };
     } catch {
       return "your stored key could not be opened; link it again with /account link and set the guard again";
     }
@@ -70,7 +71,13 @@ export function createGuardRunner(deps: GuardRunnerDeps): GuardRunner {
         const api = await apiOf(userId);
         for (const guard of own) {
           if (typeof api === "string") await stopGuard(stepDeps, guard, api);
-          else await runGuard(api, guard);
+          else if (api.linkGeneration !== guard.linkGeneration)
+            await stopGuard(
+              stepDeps,
+              guard,
+              "another marketplace account was linked since it was set; set the guard again to use it on this one",
+            );
+          else await runGuard(api.api, guard);
         }
       }
       return guards.length;

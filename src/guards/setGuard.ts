@@ -5,6 +5,7 @@ import { saveGuard, turnGuardOff, type GuardKind, type GuardRecord } from "../db
 import { invalidOption, UserFacingError } from "../errors.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { capsOf } from "../spending/guard.ts";
+import { getUserById } from "../db/repos/users.ts";
 import { findMyOrder } from "../trading/buyOrders.ts";
 import type { TradingDeps } from "../trading/deps.ts";
 import { MIN_LISTING_PRICE } from "../trading/selling.ts";
@@ -57,6 +58,7 @@ export async function setBuyOrderGuard(
     );
   }
   return saveGuard(deps.prisma, {
+    linkGeneration: await linkGenerationOf(deps.prisma, input.userId),
     userId: input.userId,
     kind: "buy_order",
     subjectId: orderId,
@@ -101,6 +103,7 @@ export async function setListingGuard(
     throw invalidOption("floor", `is above the listing's price of ${formatCents(listing.price)}`);
   }
   return saveGuard(deps.prisma, {
+    linkGeneration: await linkGenerationOf(deps.prisma, input.userId),
     userId: input.userId,
     kind: "listing",
     subjectId: listingId,
@@ -109,6 +112,15 @@ export async function setListingGuard(
     priceCents: listing.price,
     ...limits,
   });
+}
+
+/** The account a guard is set on: it stops if another is linked. */
+async function linkGenerationOf(db: Db, userId: number): Promise<number> {
+  const user = await getUserById(db, userId);
+  if (user === null || user.status !== "active" || user.encryptedKey === null) {
+    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
+  }
+  return user.linkGeneration;
 }
 
 const NOUN: Record<GuardKind, string> = { buy_order: "order", listing: "listing" };

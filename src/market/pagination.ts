@@ -42,8 +42,9 @@ export async function* cursorPages<T>(
 }
 
 /**
- * Pages of a zero-based page endpoint. Stops on an empty page, a page shorter than `limit`,
- * or once `count` items (when the service reports a total) have been seen.
+ * Pages of a zero-based page endpoint. Stops on an empty page, or once `count` items (when the
+ * service reports a total) have been seen; without a count, on a page shorter than `limit`. With
+ * a count a short page is not the end: the service may cap pages below the limit we ask for.
  */
 export async function* numberedPages<T>(
   fetchPage: (page: number) => Promise<{ items: T[]; count?: number | undefined }>,
@@ -56,7 +57,7 @@ export async function* numberedPages<T>(
     if (items.length === 0) return;
     yield items;
     seen += items.length;
-    if (items.length < limit || (count !== undefined && seen >= count)) return;
+    if (count !== undefined ? seen >= count : items.length < limit) return;
   }
 }
 
@@ -144,6 +145,36 @@ export function iterateOffersTimeline(
       opts,
     ),
   );
+}
+
+/** A list read to its end, or as far as the page guard let it (`complete` false). */
+export interface ListRead<T> {
+  items: T[];
+  /** True only when the read provably reached the end: absence from `items` can be trusted. */
+  complete: boolean;
+}
+
+/**
+ * All the user's open buy orders, and whether the list is known whole: the end is the answer's
+ * `count` reached, or an empty page (without a count, a short page may be a page size the
+ * service caps below ours, so one more page is asked). Releasing commitments of orders missing
+ * from the list is only safe when `complete`.
+ */
+export async function readMyBuyOrders(
+  api: Pick<MarketApi, "getMyBuyOrders">,
+  opts: { limit?: number; maxPages: number },
+): Promise<ListRead<BuyOrder>> {
+  const limit = opts.limit ?? DEFAULT_PAGE_LIMITS.buyOrders;
+  const byId = new Map<string, BuyOrder>();
+  let seen = 0;
+  for (let page = 0; page < opts.maxPages; page += 1) {
+    const res = await api.getMyBuyOrders({ limit, page });
+    if (res.orders.length === 0) return { items: [...byId.values()], complete: true };
+    for (const o of res.orders) byId.set(o.id, o);
+    seen += res.orders.length;
+    if (res.count !== undefined && seen >= res.count) return { items: [...byId.values()], complete: true };
+  }
+  return { items: [...byId.values()], complete: false };
 }
 
 export function iterateMyBuyOrders(

@@ -285,15 +285,29 @@ export async function recordFill(
   return true;
 }
 
-/** Open buy-order commitments of the user whose order is not among `openIds` any more: released. */
+/**
+ * How long before a list read a commitment must have stood for its absence from the list to
+ * release it: covers the clocks of two replicas (one stamps the commitment, one reads the list).
+ */
+export const RELEASE_MARGIN_MS = 5_000;
+
+/**
+ * Open buy-order commitments of the user whose order is not among `openIds` (a complete list,
+ * read from `readStartedAt`) any more: released. A commitment that stood only since shortly
+ * before the read is kept: its order may have opened after the list was taken (the next poll
+ * decides).
+ */
 export async function releaseClosedOrders(
   db: Db,
   userId: number,
   openIds: ReadonlySet<string>,
+  readStartedAt: Date,
 ): Promise<number> {
   let released = 0;
+  const before = readStartedAt.getTime() - RELEASE_MARGIN_MS;
   for (const c of await listOpen(db, "buy_order", userId)) {
     if (c.subjectId === null || openIds.has(c.subjectId)) continue;
+    if ((c.openedAt ?? c.createdAt).getTime() >= before) continue;
     await commitmentReleased(db, c, "the order is no longer open");
     released += 1;
   }

@@ -9,7 +9,8 @@ import {
   type AutoAcceptSettings,
 } from "../db/repos/autoAccept.ts";
 import type { Db } from "../db/types.ts";
-import { invalidOption } from "../errors.ts";
+import { invalidOption, UserFacingError } from "../errors.ts";
+import { getUserById } from "../db/repos/users.ts";
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
@@ -36,11 +37,20 @@ export async function setAutoAccept(
   const item = input.itemContains?.trim();
   if (item !== undefined && (item === "" || item.length > MAX_ITEM_TEXT))
     throw invalidOption("item", `give part of the item's name, at most ${MAX_ITEM_TEXT} characters`);
-  return saveAutoAccept(prisma, input.userId, {
-    enabled: input.enabled,
-    minPriceCents: input.enabled ? minPriceCents : null,
-    itemContains: input.enabled ? (item ?? null) : null,
-  });
+  const user = input.enabled ? await getUserById(prisma, input.userId) : null;
+  if (input.enabled && (user === null || user.status !== "active" || user.encryptedKey === null)) {
+    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
+  }
+  return saveAutoAccept(
+    prisma,
+    input.userId,
+    {
+      enabled: input.enabled,
+      minPriceCents: input.enabled ? minPriceCents : null,
+      itemContains: input.enabled ? (item ?? null) : null,
+    },
+    user?.linkGeneration ?? 0,
+  );
 }
 
 export function autoAcceptSettings(prisma: Db, userId: number): Promise<AutoAcceptSettings> {
@@ -75,9 +85,12 @@ export type AutoAcceptResult =
 export async function acceptAutomatically(
   deps: { prisma: Db; logger: Logger; now: () => Date },
   api: MarketApi,
-  input: { userId: number; tradeId: string },
+  input: { userId: number; tradeId: string; trade: Trade },
 ): Promise<AutoAcceptResult> {
-  const claim = await claimAutoAccept(deps.prisma, input.userId, input.tradeId);
+  const claim = await claimAutoAccept(deps.prisma, input.userId, input.tradeId, {
+    priceCents: input.trade.contract?.price,
+    itemName: input.trade.contract?.item.market_hash_name,
+  });
   if (claim === undefined) return { outcome: "claimed_elsewhere" };
   const result = await acceptAndReadBack(api, input.tradeId);
   await settleAutoAccept(

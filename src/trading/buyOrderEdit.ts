@@ -1,6 +1,6 @@
 // Editing a buy order without losing its constraints, held against the caps: the new exposure
 // (price x items still wanted) replaces what the order held, and one that rises is shown first.
-import { findOpenCommitment } from "../db/repos/purchases.ts";
+import { findOpenCommitment, type Authority } from "../db/repos/purchases.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import type { BuyOrder } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
@@ -48,7 +48,7 @@ export interface EditBuyOrderInput {
  */
 export async function editBuyOrder(
   deps: TradingDeps,
-  input: EditBuyOrderInput & { userId: number; idempotencyKey: string },
+  input: EditBuyOrderInput & { userId: number; idempotencyKey: string; authority?: Authority },
 ): Promise<BuyOrderView> {
   const { orderId, maxPrice, quantity, changes, clear } = validEdit(input);
   const current = await findMyOrder(deps, orderId);
@@ -75,6 +75,7 @@ export async function editBuyOrder(
     unitPriceCents: nextPrice,
     totalCents: exposureOf(nextPrice, nextQty, current.bought_item_count),
     replaces: previous,
+    ...(input.authority === undefined ? {} : { authority: input.authority }),
   });
   let updated: BuyOrder;
   try {

@@ -31,8 +31,11 @@ export async function saveAutoAccept(
   db: Db,
   userId: number,
   s: AutoAcceptSettings,
+  /** The account it is turned on for (the user's link generation). */
+  linkGeneration = 0,
 ): Promise<AutoAcceptSettings> {
   const data = {
+    linkGeneration,
     enabled: s.enabled,
     minPriceCents: nullableCentsToDb(s.minPriceCents),
     itemContains: s.itemContains,
@@ -44,12 +47,29 @@ export async function saveAutoAccept(
 export type AutoAcceptOutcome = "accepted" | "failed" | "unknown" | "skipped";
 
 /**
- * Claims one sale for an automatic accept: true for the one caller whose insert made the row
- * (one statement, so two pollers or a restart never accept, or tell, twice).
+ * Claims one sale for an automatic accept: the claim id for the one caller whose insert made the
+ * row (one statement, so two pollers or a restart never accept, or tell, twice). The same
+ * statement re-checks what the user turned on: auto-accept still on, on the account it was turned
+ * on for, and the sale within its conditions as they stand now; otherwise nothing is claimed.
  */
-export async function claimAutoAccept(db: Db, userId: number, tradeId: string): Promise<number | undefined> {
+export async function claimAutoAccept(
+  db: Db,
+  userId: number,
+  tradeId: string,
+  sale: { priceCents: number | undefined; itemName: string | undefined },
+): Promise<number | undefined> {
+  const price = sale.priceCents === undefined ? null : BigInt(sale.priceCents);
+  const name = sale.itemName ?? null;
   const rows = await db.$queryRaw<{ id: number }[]>`
-    INSERT INTO auto_accepts (user_id, trade_id) VALUES (${userId}, ${tradeId})
+    INSERT INTO auto_accepts (user_id, trade_id)
+    SELECT ${userId}, ${tradeId}
+     WHERE EXISTS (
+       SELECT 1 FROM auto_accept_settings s JOIN users u ON u.id = s.user_id
+        WHERE s.user_id = ${userId} AND s.enabled AND s.link_generation = u.link_generation
+          AND u.status = 'active' AND u.encrypted_key IS NOT NULL
+          AND (s.min_price_cents IS NULL OR coalesce(${price}::bigint >= s.min_price_cents, false))
+          AND (s.item_contains IS NULL
+               OR coalesce(strpos(lower(${name}::text), lower(s.item_contains)) > 0, false)))
     ON CONFLICT (user_id, trade_id) DO NOTHING
     RETURNING id`;
   return rows[0]?.id;

@@ -21,6 +21,8 @@ export interface GuardRecord {
   status: GuardStatus;
   stopReason: string | null;
   lastPriceCents: number | null;
+  /** The user's link generation when it was set: it acts only on that account. */
+  linkGeneration: number;
 }
 
 export interface GuardEventRecord {
@@ -58,6 +60,7 @@ function toRecord(g: Guard): GuardRecord {
     status: oneOf(STATUSES, g.status, "status"),
     stopReason: g.stopReason,
     lastPriceCents: nullableCentsFromDb(g.lastPriceCents),
+    linkGeneration: g.linkGeneration,
   };
 }
 
@@ -87,9 +90,11 @@ export async function saveGuard(
     stepCents: number;
     maxChangesPerDay: number;
     priceCents: number;
+    linkGeneration: number;
   },
 ): Promise<GuardRecord> {
   const data = {
+    linkGeneration: g.linkGeneration,
     itemName: g.itemName,
     limitCents: centsToDb(g.limitCents),
     stepCents: centsToDb(g.stepCents),
@@ -121,6 +126,22 @@ export async function turnGuardOff(
     data: { status: "off", stopReason: "turned off" },
   });
   return toRecord(row);
+}
+
+/**
+ * Whether the guard is still on, on the account it was set on: read just before a write that
+ * commits no money (a listing's new price), which no reservation re-checks.
+ */
+export async function guardStillOn(db: Db, guard: GuardRecord): Promise<boolean> {
+  const n = await db.guard.count({
+    where: {
+      id: guard.id,
+      status: "active",
+      linkGeneration: guard.linkGeneration,
+      user: { linkGeneration: guard.linkGeneration, status: "active", encryptedKey: { not: null } },
+    },
+  });
+  return n === 1;
 }
 
 export async function activeGuards(db: Db): Promise<GuardRecord[]> {
