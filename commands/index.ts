@@ -16,6 +16,7 @@ import { command as trades } from "./trades.ts";
 import { command as watch } from "./watch.ts";
 import { command as alerts } from "./alerts.ts";
 import { command as portfolio } from "./portfolio.ts";
+import { command as automation } from "./automation.ts";
 
 export const commandModules: readonly CommandModule[] = [
   help,
@@ -34,4 +35,5 @@ export const commandModules: readonly CommandModule[] = [
   watch,
   alerts,
   portfolio,
+  automation,
 ];
