@@ -81,5 +81,7 @@ describe("the Rivals card", () => {
     expect(subs("buyorder")).toContain("guard");
     expect(subs("sell")).toContain("guard");
     expect(subs("trades")).toContain("autoaccept");
+    // One place to see it all and stop it: /automation is offered in the page's composer.
+    expect(body.commands.map((c) => c.name)).toContain("automation");
   });
 });
