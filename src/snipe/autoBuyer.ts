@@ -23,6 +23,7 @@ import {
   commitmentFailed,
   commitmentSpent,
   reserveOrRefuse,
+  AlreadyBought,
   AutomationStopped,
 } from "../spending/guard.ts";
 import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
@@ -301,6 +302,17 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
         authority: { kind: "rule", ruleId },
       });
     } catch (error) {
+      if (error instanceof AlreadyBought) {
+        // Another armed rule of this user bought it (or is buying it): one buy, one DM.
+        await settleAutoBuy(deps.prisma, autoBuyId, {
+          outcome: "skipped",
+          detail: "already bought",
+          at: now(),
+        });
+        await releaseClaim(deps.prisma, ruleId);
+        log.info({ userId: user.id, ruleId, listingId: listing.id }, "armed match skipped: already bought");
+        return;
+      }
       if (error instanceof AutomationStopped) {
         // Disarmed, unlinked or relinked since the match was claimed: nothing is bought.
         await finish("failed", { detail: error.message, spent: false });

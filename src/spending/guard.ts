@@ -149,6 +149,11 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
         `The automation was turned off, or your linked account changed, before this could happen; ${NOTHING_DONE[req.kind]}.`,
         context,
       );
+    case "already_bought":
+      throw new AlreadyBought(
+        `You already bought this listing (or are buying it); ${NOTHING_DONE[req.kind]} again.`,
+        context,
+      );
     case "confirmed_ceiling":
       throw new UserFacingError(
         "spend_cap",
@@ -161,6 +166,13 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
         `${actionNoun(req)}, but this armed rule has already committed ${formatCents(result.spentCents)} of the ${formatCents(result.capCents)} you confirmed it may spend; ${NOTHING_DONE[req.kind]}. Arm it again to confirm more.`,
         { ...context, cap: result.capCents, spent: result.spentCents, cap_kind: "confirmed_budget" },
       );
+  }
+}
+
+/** An armed rule matched a listing the user already bought, or is buying, through another rule. */
+export class AlreadyBought extends UserFacingError {
+  constructor(message: string, context: Record<string, unknown>) {
+    super("conflict", message, context);
   }
 }
 

@@ -161,6 +161,29 @@ describe("an armed rule keeps the ceiling its confirmation showed", () => {
   });
 });
 
+describe("one listing, one buy", () => {
+  it("GIVEN two overlapping rules of one user, both armed live WHEN one listing matches both THEN it is bought once and one outcome DM says so", async () => {
+    const item = uniqueItemName("overlap");
+    await answer(bot.double.slash(bob, "watch add", { name: "wide", item, max_price: 30 }));
+    await answer(bot.double.slash(bob, "watch add", { name: "wider", item, max_price: 40 }));
+    await armLive(bob, "wide", 2);
+    await armLive(bob, "wider", 2);
+    const before = hits(bot, BUY);
+
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_500 });
+    await feed();
+
+    expect(hits(bot, BUY)).toBe(before + 1);
+    expect(dmsAbout(bob, listing.id).filter((m) => textOf(m).includes("Bought"))).toHaveLength(1);
+    expect(dmsAbout(bob, "Someone was faster").filter((m) => textOf(m).includes(listing.id))).toHaveLength(0);
+    expect(await bot.db.prisma.purchase.count({ where: { subjectId: listing.id } })).toBe(1);
+    // The rule that did not buy kept its buys: both can still act on the next listing.
+    const rules = await bot.db.prisma.watchRule.findMany({ where: { name: { in: ["wide", "wider"] } } });
+    expect(rules.map((r) => r.armBuys).sort()).toEqual([0, 1]);
+    await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
+  });
+});
+
 describe("a stop ends every automatic action and nothing resumes by itself", () => {
   it("GIVEN a live-armed rule, a guard and auto-accept WHEN the user unlinks THEN the reply names all three as stopped, AND after a re-link a match is only alerted, a sale is not accepted and the guard does not raise", async () => {
     const item = uniqueItemName("unlink");

@@ -43,7 +43,8 @@ UPDATE "watch_rules" SET "arm_mode" = NULL WHERE "arm_mode" = 'live' AND "arm_ce
 -- user's row (so reservations and stops are decided one after the other), refuses a key used
 -- before, re-checks the automation that asks (p_auth 'rule': a live-armed rule within its stored
 -- ceiling and budget on the account it was armed on; 'guard': an active buy-order guard within its
--- ceiling on its account), then the per-purchase and daily caps, and inserts the pending row.
+-- ceiling on its account; a rule never buys a listing the user already bought or is buying), then
+-- the per-purchase and daily caps, and inserts the pending row.
 -- Each statement of a plpgsql function sees what committed before it, so the sums below count
 -- every reservation decided before this one took the lock.
 CREATE FUNCTION "reserve_commitment"(
@@ -78,6 +79,13 @@ BEGIN
        AND "arm_link_generation" = u.gen AND u.status = 'active' AND u.keyed;
     IF NOT FOUND OR a.ceiling IS NULL OR a.budget IS NULL THEN
       RETURN QUERY SELECT 'stopped'::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
+      RETURN;
+    END IF;
+    -- A listing is bought at most once per user, whichever of their armed rules matched it.
+    IF EXISTS (SELECT 1 FROM "purchases"
+                WHERE "user_id" = p_user AND "kind" IN ('buy', 'auto_buy')
+                  AND "status" IN ('pending', 'unknown', 'succeeded') AND p_subject = ANY("listing_ids")) THEN
+      RETURN QUERY SELECT 'owned'::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
       RETURN;
     END IF;
     IF p_unit > a.ceiling THEN

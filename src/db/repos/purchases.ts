@@ -40,6 +40,8 @@ export type ReserveResult =
   | { ok: false; reason: "no_user" }
   /** The automation that asked is off, or its account changed, since it read its work. */
   | { ok: false; reason: "automation_stopped" }
+  /** An armed rule's buy of a listing the user already bought (or is buying) through another. */
+  | { ok: false; reason: "already_bought" }
   /** Above the price ceiling the user confirmed for this automation. */
   | { ok: false; reason: "confirmed_ceiling"; capCents: number }
   /** Past the most the user confirmed this armed rule may spend in all. */
@@ -71,6 +73,7 @@ const ReserveRow = z.object({
     "per_purchase_cap",
     "daily_cap",
     "stopped",
+    "owned",
     "ceiling",
     "budget",
   ]),
@@ -166,6 +169,8 @@ export async function reserveSpend(db: Db, input: ReserveInput): Promise<Reserve
       return { ok: false, reason: "daily_cap", capCents: cap, spentCents: spent };
     case "stopped":
       return { ok: false, reason: "automation_stopped" };
+    case "owned":
+      return { ok: false, reason: "already_bought" };
     case "ceiling":
       return { ok: false, reason: "confirmed_ceiling", capCents: cap };
     case "budget":
