@@ -1,7 +1,8 @@
 // Builds the discord.js client: intents, DM partials, the REST base (Discord or a local double), shards.
-import { Client, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
+import { Client, DefaultRestOptions, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
+import { createGlobalPacer } from "./globalPacer.ts";
 
 export const DISCORD_API_DEFAULT = "https://discord.com/api";
 
@@ -16,6 +17,7 @@ export function createDiscordClient(
   logger: Logger,
 ): Client {
   const log = logger.child({ module: "discord" });
+  const pacer = createGlobalPacer({ perSecond: config.DISCORD_REQUESTS_PER_SECOND });
   const shards: Pick<ClientOptions, "shards" | "shardCount"> =
     config.SHARD_COUNT === undefined
       ? {}
@@ -29,11 +31,16 @@ export function createDiscordClient(
     partials: [Partials.Channel],
     // Item names and user text may contain @everyone: the bot never pings by accident.
     allowedMentions: { parse: [] },
-    // discord.js queues each route, waits out its bucket from the headers, and keeps this
-    // process under its share of the global limit before sending (ADR 018).
+    // discord.js queues each route and waits out its bucket from the headers Discord sends; the
+    // pacer spaces authenticated requests under this process's share of the global limit, with a
+    // margin, so no second as Discord counts it sees more (ADR 018).
     rest: {
       api: discordRestBase(config.DISCORD_API_URL),
       globalRequestsPerSecond: config.DISCORD_REQUESTS_PER_SECOND,
+      makeRequest: async (url, init) => {
+        await pacer.slot(init);
+        return DefaultRestOptions.makeRequest(url, init);
+      },
     },
     ...shards,
   });

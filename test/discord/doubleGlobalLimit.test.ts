@@ -76,15 +76,36 @@ describe("the double's global rate limit", () => {
     expect(unknownWebhook.status).toBe(404);
   });
 
-  it("GIVEN discord.js with its default limiter WHEN the bot makes 120 requests as fast as it can THEN its own limiter keeps it under the limit: no request is refused or retried", async () => {
-    const from = double.requests.length;
-    await Promise.all(
-      Array.from({ length: 120 }, (_, i) => client.rest.get(i % 2 === 0 ? "/users/@me" : "/gateway/bot")),
+  it("GIVEN the bot's client (discord.js with the bot's pacer) WHEN it makes 120 requests as fast as it can THEN no second sees more than the limit: none is refused or retried", async () => {
+    const bot = createDiscordClient(
+      loadConfig({ DISCORD_API_URL: double.apiUrl }, "/tmp"),
+      createLogger({ level: "silent" }),
     );
-    const made = double.requests.slice(from);
+    bot.rest.setToken("test-token");
+    try {
+      const from = double.requests.length;
+      await Promise.all(
+        Array.from({ length: 120 }, (_, i) => bot.rest.get(i % 2 === 0 ? "/users/@me" : "/gateway/bot")),
+      );
+      const made = double.requests.slice(from);
 
-    expect(made).toHaveLength(120);
-    expect(made.filter((r) => r.status !== 200)).toEqual([]);
+      expect(made).toHaveLength(120);
+      expect(made.filter((r) => r.status !== 200)).toEqual([]);
+    } finally {
+      void bot.destroy();
+    }
+  });
+
+  it("GIVEN a sender that keeps to the limit in one-second windows of its own WHEN two bursts straddle its window edge THEN one second as Discord counts it sees more: the double refuses", async () => {
+    double.globalLimit = { perSecond: 10 };
+    const from = double.requests.length;
+    // Two bursts of the limit 600 ms apart: each fits a one-second window of its own, not one
+    // second as the server counts it.
+    await Promise.all(Array.from({ length: 10 }, () => rawGet("/users/@me").then((r) => r.arrayBuffer())));
+    await new Promise((r) => setTimeout(r, 600));
+    await Promise.all(Array.from({ length: 10 }, () => rawGet("/users/@me").then((r) => r.arrayBuffer())));
+    const refused = double.requests.slice(from).filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
   });
 });
 

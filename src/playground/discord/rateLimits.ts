@@ -54,38 +54,37 @@ export function channelSendBudget(
 }
 
 /**
- * The bot's global limit, as @discordjs/rest counts it: a one-second window opened by the first
- * request after the last one ended, `perSecond` requests in it. The server sees a window open a
- * moment after the client did (the first request's transit, longer on a busy machine), and the
- * client opens its next one 50 ms past its own end; so the double ends its window 400 ms early
- * rather than refuse a client that kept to 50 a second by its own clock. A bot that ignores the
- * limit is refused within its first second. Discord does not document the window's shape.
- * Interaction callbacks and webhooks carry no bot token and are not counted, as on Discord; a
- * refused request takes nothing. Over the limit: 429 with `global: true`,
- * `X-RateLimit-Global: true`, `X-RateLimit-Scope: global`, no per-route headers.
+ * The bot's global limit with no allowance: no more than `perSecond` authenticated requests in
+ * any one second, whatever its phase (a sliding window, the strictest shape Discord's undocumented
+ * window can have, so a bot that passes here passes there). discord.js's own fixed windows are not
+ * enough against it: the bot spaces its requests (src/discord/globalPacer.ts). Interaction
+ * callbacks and webhooks carry no bot token and are not counted, as on Discord; a refused request
+ * takes nothing. Over the limit: 429 with `global: true`, `X-RateLimit-Global: true`,
+ * `X-RateLimit-Scope: global`, no per-route headers, and a `retry-after` until the oldest request
+ * of the window leaves it.
  */
 export function globalRequestLimit(limitOf: () => GlobalLimit | undefined): () => void {
-  let opened = -Infinity;
-  let used = 0;
+  /** Times of the requests counted in the last second, oldest first. */
+  let times: number[] = [];
   let limit: GlobalLimit | undefined;
   return () => {
     const current = limitOf();
     if (current === undefined) return;
     const now = performance.now();
-    // A new setting starts a new window.
-    if (current !== limit || now - opened >= WINDOW_MS - TRANSIT_ALLOWANCE_MS) {
+    // A new setting starts afresh.
+    if (current !== limit) {
       limit = current;
-      opened = now;
-      used = 0;
+      times = [];
     }
-    if (used >= current.perSecond) throw globallyRateLimited((opened + WINDOW_MS - now) / 1000);
-    used += 1;
+    while (times.length > 0 && now - (times[0] as number) >= WINDOW_MS) times.shift();
+    if (times.length >= current.perSecond) {
+      throw globallyRateLimited(((times[0] as number) + WINDOW_MS - now) / 1000);
+    }
+    times.push(now);
   };
 }
 
 const WINDOW_MS = 1000;
-/** How much earlier than the client the double may see a window open (see above). */
-const TRANSIT_ALLOWANCE_MS = 400;
 
 function globallyRateLimited(retryAfterSeconds: number): DiscordApiFailure {
   const seconds = Math.max(0.001, retryAfterSeconds);
