@@ -151,8 +151,11 @@ export function createPollPlanner(opts: PollPlanOptions): PollPlanner {
  * Who needs reading often: urgent, a trade waiting on them with its deadline within the hour (or
  * unknown); hot, any trade of theirs still open, or a bid on an auction ending within the hour.
  */
-/** How long after verification a trade keeps its user hot: the usual protection window. */
-const REVERSIBLE_FOR_MS = 7 * 24 * 60 * 60_000;
+/**
+ * How long after verification a trade keeps its user hot, and their rollback ledger read: the
+ * usual protection window.
+ */
+export const REVERSIBLE_FOR_MS = 7 * 24 * 60 * 60_000;
 
 export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<number>; hot: Set<number> }> {
   const soon = new Date(at.getTime() + 60 * 60_000);

@@ -8,8 +8,8 @@ import { dedupeKey, tradeAlertOf, tradeDeadline } from "./content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/repos/buyOrders.ts";
 import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { readMyBuyOrders } from "../market/pagination.ts";
-import { listOpenTrades } from "../db/repos/trades.ts";
-import { createPollPlanner, pollNeeds, type PlannedPoll } from "./pollPlan.ts";
+import { listOpenTrades, usersWhoseTradesMayBeReversed } from "../db/repos/trades.ts";
+import { createPollPlanner, pollNeeds, REVERSIBLE_FOR_MS, type PlannedPoll } from "./pollPlan.ts";
 import { autoAcceptFor } from "./autoAcceptStep.ts";
 import { pollReversals } from "./reversals.ts";
 import {
@@ -287,6 +287,14 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     async runOnce() {
       const result: TradeCycleResult = { users: 0, alerts: 0, revoked: 0, failed: 0 };
       const planned = await whoToPoll();
+      // Rollbacks are read only for users a reversal could concern (a trade of theirs open, or
+      // ended or paid within the protection window): at 10,000 users most have none, and each
+      // read costs budget.
+      const reversible = await usersWhoseTradesMayBeReversed(
+        opts.prisma,
+        planned.map((p) => p.user.id),
+        new Date(now().getTime() - REVERSIBLE_FOR_MS),
+      );
       await forEachLimited(planned, opts.concurrency ?? 4, async ({ user, priority }) => {
         const api = apiFor(deps, user, priority);
         if (api === undefined) return;
@@ -300,8 +308,10 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
           const fills = await pollBuyOrders(api, user);
           result.alerts += fills;
           // Reversals are money taken back: always told, whatever the trade alert setting.
-          const reversals = await pollReversals(deps, api, user);
-          result.alerts += reversals;
+          if (reversible.has(user.id)) {
+            const reversals = await pollReversals(deps, api, user);
+            result.alerts += reversals;
+          }
         } catch (error) {
           if (isMarketError(error, "unauthorized")) {
             await revokeAccount(deps, user);

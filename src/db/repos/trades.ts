@@ -109,3 +109,24 @@ export async function closeTrade(db: Db, id: number, finalState: string): Promis
   });
   return count === 1;
 }
+
+/**
+ * Of these users, those whose money a reversal could still take back: a trade the bot saw that
+ * is still open or ended after `since` (the reversal window), or a purchase settled after it.
+ * One query per trade cycle; everyone else's rollback ledger is not read (nothing to reverse).
+ */
+export async function usersWhoseTradesMayBeReversed(
+  db: Db,
+  userIds: readonly number[],
+  since: Date,
+): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db.$queryRaw<{ user_id: number }[]>`
+    SELECT DISTINCT user_id FROM tracked_trades
+     WHERE user_id = ANY(${[...userIds]}::int[]) AND (closed_at IS NULL OR closed_at > ${since})
+    UNION
+    SELECT DISTINCT user_id FROM purchases
+     WHERE user_id = ANY(${[...userIds]}::int[]) AND kind IN ('buy', 'auto_buy', 'bid', 'offer', 'buy_order')
+       AND status = 'succeeded' AND coalesce(settled_at, created_at) > ${since}`;
+  return new Set(rows.map((r) => r.user_id));
+}

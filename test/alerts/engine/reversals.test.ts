@@ -50,6 +50,9 @@ async function verifiedSale(name: string, price: number): Promise<string> {
     .forKey(aliceDemo.apiKey)
     .buyListings({ contract_ids: [l.id], total_price: price });
   if (!trade) throw new Error("no trade");
+  // The bot sees the sale while it is open, as its trade checks would: a reversal of a trade it
+  // saw is what its rollback reads look for.
+  await engine.runTradesOnce();
   await w.market.forKey(bobDemo.apiKey).acceptTrade(trade.id);
   w.sandbox.control.advanceClock(HOUR + MINUTE);
   expect((await w.market.forKey(bobDemo.apiKey).getTrade(trade.id)).state).toBe("verified");
