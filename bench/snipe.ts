@@ -106,8 +106,13 @@ export async function runSnipe(postgres: BenchPostgres, opts: SnipeOptions): Pro
     }));
     armedIds = (await insertRules(world.db, armedRules)).map((r) => r.id);
     await world.db.pool.query(
-      `UPDATE watch_rules SET arm_mode = 'live', arm_max_buys = 100, arm_buys = 0, armed_at = now(), updated_at = now()
-        WHERE id = ANY($1::int[])`,
+      // As the Arm button stores it: the confirmed ceiling (the rule's max price), the most it may
+      // spend (ceiling x max buys), the rule as shown, and the account linked now.
+      `UPDATE watch_rules r SET arm_mode = 'live', arm_max_buys = 100, arm_buys = 0, armed_at = now(), updated_at = now(),
+              arm_ceiling_cents = 50000, arm_budget_cents = 50000 * 100, arm_filters = r.filters,
+              arm_link_generation = u.link_generation
+         FROM users u
+        WHERE u.id = r.user_id AND r.id = ANY($1::int[])`,
       [armedIds],
     );
     const engine = world.engine();

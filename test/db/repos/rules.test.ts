@@ -123,6 +123,9 @@ describe("watch rules repository", () => {
             mode: armMode,
             maxBuys: 1,
             at: new Date(),
+            ...(armMode === "live"
+              ? { bound: { ceilingCents: 1_000, budgetCents: 1_000, filters, linkGeneration: 0 } }
+              : {}),
           }),
         ).toBe(true);
       created.set(r.rule.id, { id: r.rule.id, userId: user.id, filters, armMode });
