@@ -132,8 +132,20 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
     }
   }
 
+  /**
+   * Whether held rows may exist: set when this worker holds one (and at start); a pass then looks.
+   * Another replica's held rows are looked for every HELD_CHECK_EVERY_MS all the same, so the
+   * common pass (nobody in quiet hours) spends no query on them before its sends.
+   */
+  let heldMaybe = true;
+  let heldCheckedAt = -Infinity;
+
   async function releaseFinishedQuietHours(result: DeliveryResult): Promise<void> {
+    const t = Date.now();
+    if (!heldMaybe && t - heldCheckedAt < HELD_CHECK_EVERY_MS) return;
+    heldCheckedAt = t;
     const userIds = await usersWithHeld(opts.prisma);
+    heldMaybe = userIds.length > 0;
     if (userIds.length === 0) return;
     const users = await deliveryUsers(opts.prisma, userIds);
     for (const user of users) {
@@ -171,6 +183,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       // Quiet hours are personal: they hold DMs, not posts to a shared channel.
       if (alert.kind !== "digest" && quietState(quietHoursOf(user), now()).quiet) {
         await holdClaimed(opts.prisma, row.id, workerId);
+        heldMaybe = true;
         result.held += 1;
         log.debug(ctx, "alert held for quiet hours");
         return;
@@ -313,6 +326,9 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
     },
   };
 }
+
+/** How often a worker looks for rows held by another replica (quiet hours are minutes long). */
+const HELD_CHECK_EVERY_MS = 15_000;
 
 /** Claimed rows cut into runs of one priority tier, in claim order. */
 function tiersOf(rows: readonly ClaimedMessage[]): ClaimedMessage[][] {
