@@ -10,6 +10,7 @@ import { hasEmbeddedPostgres } from "./embedded.ts";
 import { openDatabase } from "./index.ts";
 import { defaultMigrationsDir, readMigrations } from "./migrate.ts";
 import { migrationStamp, newMigrationNameProblem } from "./migrationNames.ts";
+import { destructiveChanges } from "./migrationSafety.ts";
 import { runKeyRotation, UnreadableStoredKeyError } from "./rotateKey.ts";
 import { diffSchemas } from "./schemaDiff.ts";
 
@@ -83,6 +84,14 @@ async function newMigrationCommand(config: Config, logger: Logger, args: string[
     if (existsSync(dir)) throw new Error(`${dir} exists`);
     await mkdir(dir);
     await writeFile(path.join(dir, "migration.sql"), sql);
+    const destructive = destructiveChanges(sql);
+    if (destructive.length > 0) {
+      // The check (npm run db:check-migrations) will fail on it: say so while it is fresh.
+      logger.warn(
+        { changes: destructive.map((c) => `${c.kind}: ${c.statement}`) },
+        "this migration breaks the previous release during a rolling update: split it (expand now, contract later) or mark it `-- contract-step: <note>`",
+      );
+    }
     logger.info(
       { file: path.join(dir, "migration.sql") },
       "migration written: review it, then run the db tests (drift test)",
