@@ -29,6 +29,14 @@ import {
 /** Observes deliveries (src/metrics.ts implements it). */
 export interface DeliveryMetrics {
   alertSent(event: AlertSentEvent): void;
+  /** A send that did not reach Discord: to be retried, or given up for good. */
+  alertFailed?(event: AlertFailedEvent): void;
+}
+
+export interface AlertFailedEvent {
+  target: "dm" | "channel";
+  /** "retry": tried again later; "failed": given up (undeliverable or out of attempts). */
+  result: "retry" | "failed";
 }
 
 export interface AlertSentEvent {
@@ -132,6 +140,14 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
     }
   }
 
+  function observeFailed(row: ClaimedMessage, event: AlertFailedEvent): void {
+    try {
+      opts.metrics?.alertFailed?.(event);
+    } catch (err) {
+      log.warn({ err, outboxId: row.id }, "delivery metrics hook threw");
+    }
+  }
+
   async function releaseFinishedQuietHours(result: DeliveryResult): Promise<void> {
     const userIds = await usersWithHeld(opts.prisma);
     if (userIds.length === 0) return;
@@ -161,6 +177,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         permanent: true,
       });
       result.failed += 1;
+      observeFailed(row, { target: row.destination === "channel" ? "channel" : "dm", result: "failed" });
       return;
     }
     const alert = parsed.data.alert;
@@ -221,6 +238,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         } else {
           await markFailed(opts.prisma, row.id, workerId, { error: "dm closed", permanent: true });
           result.failed += 1;
+          observeFailed(row, { target: target.kind, result: "failed" });
           log.info(ctx, "DMs closed: alert recorded as undeliverable");
         }
         return;
@@ -233,6 +251,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
           { error: outcome.reason, retryAfterMs: outcome.retryAfterMs },
           retry,
         );
+        if (next === "failed" || next === "retry") observeFailed(row, { target: target.kind, result: next });
         if (next === "failed") {
           result.failed += 1;
           log.warn({ ...ctx, reason: outcome.reason }, "alert given up after too many attempts");
@@ -245,6 +264,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       case "permanent":
         await markFailed(opts.prisma, row.id, workerId, { error: outcome.reason, permanent: true });
         result.failed += 1;
+        observeFailed(row, { target: target.kind, result: "failed" });
         log.warn({ ...ctx, reason: outcome.reason }, "alert cannot be delivered");
         return;
     }
