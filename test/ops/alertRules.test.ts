@@ -4,27 +4,17 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { missingBinaryNotice, PROMTOOL_BIN, readAlertRules, RULES_DIR } from "./prometheusSupport.ts";
+import {
+  metricNames,
+  missingBinaryNotice,
+  PROMTOOL_BIN,
+  readAlertRules,
+  RULES_DIR,
+} from "./prometheusSupport.ts";
 import { REPO_ROOT } from "./support.ts";
 
 const rules = readAlertRules();
 
-/**
- * The metric names a PromQL expression selects: identifiers outside strings, label sets, groupings
- * and ranges that are neither functions nor operators.
- */
-function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/"[^"]*"/g, "")
-    .replace(/\{[^}]*\}/g, "")
-    .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, "")
-    .replace(/\[[^\]]*\]/g, "");
-  const operators = new Set(["and", "or", "unless", "bool"]);
-  return [...bare.matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)]
-    .map((m) => m[1] ?? "")
-    .filter((n) => !operators.has(n))
-    .map((n) => n.replace(/_bucket$/, ""));
-}
 const operations = readFileSync(path.join(REPO_ROOT, "docs", "operations.md"), "utf8");
 
 describe("alert rules", () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBot, type Bot } from "../support/harness.ts";
 import {
+  dashboardExpressions,
   missingBinaryNotice,
   PROMETHEUS_BIN,
   readAlertRules,
@@ -37,6 +38,13 @@ describe.skipIf(absent)("alerting with a real Prometheus", () => {
   afterAll(async () => {
     await prometheus?.stop();
     await bot?.stop();
+  });
+
+  it("GIVEN the Grafana dashboard's queries WHEN Prometheus runs them against the bot's metrics THEN it accepts every one", async () => {
+    for (const expr of dashboardExpressions()) {
+      const res = await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+      expect(res.status, expr).toBe(200);
+    }
   });
 
   it("GIVEN Prometheus scraping the bot WHEN the listing feed stalls THEN FeedStalled fires, and WHEN the marketplace recovers THEN it clears", async () => {

@@ -31,6 +31,34 @@ const RulesFile = z.object({
   groups: z.array(z.object({ name: z.string().min(1), rules: z.array(AlertRule).min(1) }).strict()).min(1),
 });
 
+/**
+ * The metric names a PromQL expression selects: identifiers outside strings, label sets, groupings
+ * and ranges that are neither functions nor operators.
+ */
+export function metricNames(expr: string): string[] {
+  const bare = expr
+    .replace(/"[^"]*"/g, "")
+    .replace(/\{[^}]*\}/g, "")
+    .replace(/\b(by|without|on|ignoring)\s*\([^)]*\)/g, "")
+    .replace(/\[[^\]]*\]/g, "");
+  const operators = new Set(["and", "or", "unless", "bool"]);
+  return [...bare.matchAll(/\b([a-z_][a-z0-9_]*)\b(?!\s*\()/g)]
+    .map((m) => m[1] ?? "")
+    .filter((n) => !operators.has(n))
+    .map((n) => n.replace(/_bucket$/, ""));
+}
+
+/** Every PromQL expression of the Grafana dashboard (test/ops/dashboard.test.ts checks its shape). */
+export function dashboardExpressions(): string[] {
+  const file = path.join(REPO_ROOT, "monitoring", "grafana", "dashboards", "market-alerts-bot.json");
+  const Dashboard = z.object({
+    panels: z.array(z.object({ targets: z.array(z.object({ expr: z.string() })).optional() })),
+  });
+  return Dashboard.parse(JSON.parse(readFileSync(file, "utf8"))).panels.flatMap((p) =>
+    (p.targets ?? []).map((t) => t.expr),
+  );
+}
+
 export function readAlertRules(): AlertRule[] {
   const parsed = RulesFile.parse(parseYaml(readFileSync(path.join(RULES_DIR, "alerts.yml"), "utf8")));
   return parsed.groups.flatMap((g) => g.rules);
