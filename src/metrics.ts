@@ -1,10 +1,13 @@
 // Prometheus metrics of one bot: a Registry per app (never prom-client's global one, so tests run several apps), fed by the market client, router and alert engine hooks and by probes read at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { AlertFailedEvent } from "./alerts/delivery.ts";
 import type { AlertMetrics, AlertSentEvent, FeedCycleEvent } from "./alerts/engine.ts";
+import type { ListingsMatchedEvent } from "./alerts/engineContract.ts";
 import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";
 import type { MarketCallEvent, MarketDroppedEvent, MarketMetrics } from "./market/client.ts";
+import { registerDatabaseMetrics, type DatabaseMetrics } from "./metricsDatabase.ts";
 import { withTimeout } from "./util/timeout.ts";
 
 /** Where this process stands with the shared listing feed (only the leader replica runs it). */
@@ -16,7 +19,7 @@ export interface FeedHealth {
 }
 
 /** The one metrics object of an app: every hook interface the parts call, plus scrape-time probes. */
-export interface Metrics extends MarketMetrics, RouterMetrics, AlertMetrics {
+export interface Metrics extends MarketMetrics, RouterMetrics, AlertMetrics, DatabaseMetrics {
   /** This app's metrics (the process metrics are added at render time). */
   readonly registry: Registry;
   /** Read on every scrape: whether every gateway shard of this process is connected. */
@@ -147,6 +150,27 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(feedRole === "leader" ? 1 : 0);
     },
   });
+  const feedListings = new Counter({
+    name: "feed_listings_total",
+    help: "New listings the feed handed to the matcher.",
+    registers,
+  });
+  const feedMatches = new Counter({
+    name: "feed_matches_total",
+    help: "Rule hits among new listings (divide by feed_cycles_total for matches per cycle).",
+    registers,
+  });
+  const alertsQueued = new Counter({
+    name: "alerts_queued_total",
+    help: "Listing alerts written to the outbox by the feed.",
+    registers,
+  });
+  const alertFailures = new Counter({
+    name: "alert_send_failures_total",
+    help: 'Sends that did not reach Discord, by target (dm or channel) and result: "retry" (tried again later) or "failed" (given up).',
+    labelNames: ["target", "result"] as const,
+    registers,
+  });
   const feedCycles = new Counter({
     name: "feed_cycles_total",
     help: "Listing feed cycles run by this process, by result (ok or failed).",
@@ -193,8 +217,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
   });
 
+  const database = registerDatabaseMetrics({ registry, logger: log, timeoutMs: outboxTimeoutMs, now });
+
   return {
     registry,
+    ...database,
     onCall(event: MarketCallEvent) {
       marketCalls.inc({ endpoint: event.endpoint, status: String(event.status) });
       marketDuration.observe({ endpoint: event.endpoint }, event.durationMs / 1000);
@@ -217,6 +244,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
       if (event.listedAt !== undefined) {
         alertLatency.observe({ since: "listed" }, Math.max(0, t - event.listedAt.getTime()) / 1000);
       }
+    },
+    alertFailed(event: AlertFailedEvent) {
+      alertFailures.inc({ target: event.target, result: event.result });
+    },
+    listingsMatched(event: ListingsMatchedEvent) {
+      feedListings.inc(event.listings);
+      feedMatches.inc(event.matched);
+      alertsQueued.inc(event.queued);
     },
     feedLeadership(leading: boolean) {
       if (leading && feedRole !== "leader") {

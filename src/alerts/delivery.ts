@@ -29,6 +29,14 @@ import {
 /** Observes deliveries (src/metrics.ts implements it). */
 export interface DeliveryMetrics {
   alertSent(event: AlertSentEvent): void;
+  /** A send that did not reach Discord: to be retried, or given up for good. */
+  alertFailed?(event: AlertFailedEvent): void;
+}
+
+export interface AlertFailedEvent {
+  target: "dm" | "channel";
+  /** "retry": tried again later; "failed": given up (undeliverable or out of attempts). */
+  result: "retry" | "failed";
 }
 
 export interface AlertSentEvent {
@@ -140,6 +148,14 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   let heldMaybe = true;
   let heldCheckedAt = -Infinity;
 
+  function observeFailed(row: ClaimedMessage, event: AlertFailedEvent): void {
+    try {
+      opts.metrics?.alertFailed?.(event);
+    } catch (err) {
+      log.warn({ err, outboxId: row.id }, "delivery metrics hook threw");
+    }
+  }
+
   async function releaseFinishedQuietHours(result: DeliveryResult): Promise<void> {
     const t = Date.now();
     if (!heldMaybe && t - heldCheckedAt < HELD_CHECK_EVERY_MS) return;
@@ -173,6 +189,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         permanent: true,
       });
       result.failed += 1;
+      observeFailed(row, { target: row.destination === "channel" ? "channel" : "dm", result: "failed" });
       return;
     }
     const alert = parsed.data.alert;
@@ -234,6 +251,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
         } else {
           await markFailed(opts.prisma, row.id, workerId, { error: "dm closed", permanent: true });
           result.failed += 1;
+          observeFailed(row, { target: target.kind, result: "failed" });
           log.info(ctx, "DMs closed: alert recorded as undeliverable");
         }
         return;
@@ -246,6 +264,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
           { error: outcome.reason, retryAfterMs: outcome.retryAfterMs },
           retry,
         );
+        if (next === "failed" || next === "retry") observeFailed(row, { target: target.kind, result: next });
         if (next === "failed") {
           result.failed += 1;
           log.warn({ ...ctx, reason: outcome.reason }, "alert given up after too many attempts");
@@ -258,6 +277,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       case "permanent":
         await markFailed(opts.prisma, row.id, workerId, { error: outcome.reason, permanent: true });
         result.failed += 1;
+        observeFailed(row, { target: target.kind, result: "failed" });
         log.warn({ ...ctx, reason: outcome.reason }, "alert cannot be delivered");
         return;
     }

@@ -127,6 +127,9 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         { readAt: meta.readAt, taken },
       );
       if (result.queued > 0) deliveryLoop.kick();
+      observe((m) =>
+        m.listingsMatched?.({ listings: listings.length, matched: result.matched, queued: result.queued }),
+      );
     },
   });
   const accountDeps = {

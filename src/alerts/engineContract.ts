@@ -29,6 +29,17 @@ export interface AlertMetrics extends DeliveryMetrics {
   feedLeadership(leading: boolean): void;
   /** After every feed cycle this process ran. */
   feedCycle(event: FeedCycleEvent): void;
+  /** After the new listings of a cycle were matched against the rules. */
+  listingsMatched?(event: ListingsMatchedEvent): void;
+}
+
+export interface ListingsMatchedEvent {
+  /** New listings handed to the matcher. */
+  listings: number;
+  /** Rule hits among them (before per-user dedupe and preferences). */
+  matched: number;
+  /** Alerts written to the outbox. */
+  queued: number;
 }
 
 export interface AlertEngineDeps {

@@ -8,7 +8,9 @@ import { ConfigError, loadConfig, type Config } from "../config/index.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { hasEmbeddedPostgres } from "./embedded.ts";
 import { openDatabase } from "./index.ts";
-import { defaultMigrationsDir } from "./migrate.ts";
+import { defaultMigrationsDir, readMigrations } from "./migrate.ts";
+import { migrationStamp, newMigrationNameProblem } from "./migrationNames.ts";
+import { destructiveChanges } from "./migrationSafety.ts";
 import { runKeyRotation, UnreadableStoredKeyError } from "./rotateKey.ts";
 import { diffSchemas } from "./schemaDiff.ts";
 
@@ -51,6 +53,15 @@ async function newMigrationCommand(config: Config, logger: Logger, args: string[
     return 2;
   }
   const migrationsDir = defaultMigrationsDir();
+  const folder = `${migrationStamp(new Date())}_${name}`;
+  const problem = newMigrationNameProblem(
+    folder,
+    (await readMigrations(migrationsDir)).map((m) => m.name),
+  );
+  if (problem !== undefined) {
+    logger.error({ migration: folder }, `refusing to write the migration: ${problem}`);
+    return 1;
+  }
   const root = path.dirname(path.dirname(migrationsDir));
   const schema = path.join(root, "prisma", "schema.prisma");
   const fromIndex = args.indexOf("--from");
@@ -69,11 +80,18 @@ async function newMigrationCommand(config: Config, logger: Logger, args: string[
       logger.info("schema.prisma has no changes against the old schema; nothing written");
       return 0;
     }
-    const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-    const dir = path.join(migrationsDir, `${stamp}_${name}`);
+    const dir = path.join(migrationsDir, folder);
     if (existsSync(dir)) throw new Error(`${dir} exists`);
     await mkdir(dir);
     await writeFile(path.join(dir, "migration.sql"), sql);
+    const destructive = destructiveChanges(sql);
+    if (destructive.length > 0) {
+      // The check (npm run db:check-migrations) will fail on it: say so while it is fresh.
+      logger.warn(
+        { changes: destructive.map((c) => `${c.kind}: ${c.statement}`) },
+        "this migration breaks the previous release during a rolling update: split it (expand now, contract later) or mark it `-- contract-step: <note>`",
+      );
+    }
     logger.info(
       { file: path.join(dir, "migration.sql") },
       "migration written: review it, then run the db tests (drift test)",

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { Logger } from "../log.ts";
 import { MigrationError } from "./errors.ts";
+import { readRenames, type MigrationRename } from "./migrationNames.ts";
 
 /** The advisory lock key Prisma's schema engine takes around migrations. */
 export const PRISMA_MIGRATION_LOCK_KEY = 72707369;
@@ -119,7 +120,12 @@ export async function migrate(
   opts: MigrateOptions = {},
 ): Promise<MigrateResult> {
   const log = logger.child({ module: "db.migrate" });
-  const local = await readMigrations(opts.migrationsDir ?? defaultMigrationsDir());
+  const dir = opts.migrationsDir ?? defaultMigrationsDir();
+  const local = await readMigrations(dir);
+  const renames = await readRenames(
+    dir,
+    local.map((m) => m.name),
+  );
   const client = new pg.Client({ connectionString: url, application_name: "migrate" });
   // An error on an idle client (server restart) must not crash the process; the query fails instead.
   client.on("error", (err) => log.warn({ err }, "migration connection failed"));
@@ -139,7 +145,7 @@ export async function migrate(
     });
     await client.query("SET lock_timeout = 0");
     try {
-      return await applyPending(client, local, log);
+      return await applyPending(client, local, renames, log);
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${PRISMA_MIGRATION_LOCK_KEY})`).catch(() => undefined);
     }
@@ -148,12 +154,57 @@ export async function migrate(
   }
 }
 
-async function applyPending(client: pg.Client, local: LocalMigration[], log: Logger): Promise<MigrateResult> {
-  await client.query(CREATE_MIGRATIONS_TABLE);
+async function readRows(client: pg.Client): Promise<MigrationRow[]> {
   const { rows } = await client.query<MigrationRow>(
     `SELECT id, checksum, finished_at, migration_name, rolled_back_at
        FROM "_prisma_migrations" ORDER BY started_at ASC`,
   );
+  return rows;
+}
+
+/**
+ * A migration applied under a name it has since lost is recorded again under its new name (a copy
+ * of its row, checksum included), so it is not applied twice. The old row stays: a previous
+ * release still running during a rolling update knows only the old name and must keep finding it.
+ */
+async function adoptRenames(
+  client: pg.Client,
+  rows: MigrationRow[],
+  renames: readonly MigrationRename[],
+  log: Logger,
+): Promise<boolean> {
+  const live = new Set(rows.filter((r) => r.rolled_back_at === null).map((r) => r.migration_name));
+  let adopted = false;
+  for (const r of renames) {
+    if (!live.has(r.from) || live.has(r.to)) continue;
+    await client.query(
+      `INSERT INTO "_prisma_migrations"
+         (id, checksum, finished_at, migration_name, logs, started_at, applied_steps_count)
+       SELECT $1, checksum, finished_at, $3, logs, started_at, applied_steps_count
+         FROM "_prisma_migrations"
+        WHERE migration_name = $2 AND rolled_back_at IS NULL
+        ORDER BY started_at DESC
+        LIMIT 1`,
+      [randomUUID(), r.from, r.to],
+    );
+    log.info(
+      { from: r.from, to: r.to },
+      "migration applied under its former name recorded under its new one",
+    );
+    adopted = true;
+  }
+  return adopted;
+}
+
+async function applyPending(
+  client: pg.Client,
+  local: LocalMigration[],
+  renames: readonly MigrationRename[],
+  log: Logger,
+): Promise<MigrateResult> {
+  await client.query(CREATE_MIGRATIONS_TABLE);
+  let rows = await readRows(client);
+  if (await adoptRenames(client, rows, renames, log)) rows = await readRows(client);
 
   const failed = rows.filter((r) => r.finished_at === null && r.rolled_back_at === null);
   if (failed.length > 0) {
@@ -186,7 +237,8 @@ async function applyPending(client: pg.Client, local: LocalMigration[], log: Log
     );
   }
 
-  const unknown = [...appliedNames].filter((n) => !byName.has(n));
+  const formerNames = new Set(renames.map((r) => r.from));
+  const unknown = [...appliedNames].filter((n) => !byName.has(n) && !formerNames.has(n));
   if (unknown.length > 0) {
     // A newer release may have applied them; this code can still run against the older tables.
     log.warn({ migrations: unknown }, "the database has migrations this build does not know");

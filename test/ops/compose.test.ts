@@ -2,7 +2,7 @@
 // (.env.example, the Dockerfile, the shutdown watchdog), and through a real Compose implementation's
 // `config` where one is installed (`npm run test:docker` runs the image itself).
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -58,6 +58,8 @@ const Service = z
       ])
       .optional(),
     stop_grace_period: Duration.optional(),
+    profiles: z.array(z.string().min(1)).optional(),
+    command: z.union([z.string(), z.array(z.string())]).optional(),
   })
   .strict()
   .refine((s) => s.image !== undefined || s.build !== undefined, "a service needs an image or a build");
@@ -103,9 +105,38 @@ const envExampleKeys = new Set(
 
 describe("docker-compose.yml", () => {
   it("GIVEN the file WHEN parsed THEN it matches the Compose subset and every service has an image or a build", () => {
-    expect(Object.keys(services).sort()).toEqual(["bot", "db"]);
+    expect(Object.keys(services).sort()).toEqual(["bot", "db", "grafana", "prometheus"]);
     expect(services.db?.image).toMatch(/^postgres:\d+/);
     expect(services.bot?.build).toBeDefined();
+  });
+
+  it("GIVEN the monitoring profile WHEN plain `docker compose up` runs THEN only the bot and its database start, and with the profile Prometheus and Grafana come from pinned images", () => {
+    const inProfile = Object.entries(services)
+      .filter(([, s]) => (s.profiles ?? []).includes("monitoring"))
+      .map(([name]) => name)
+      .sort();
+    expect(inProfile).toEqual(["grafana", "prometheus"]);
+    for (const name of ["bot", "db"]) expect(services[name]?.profiles, name).toBeUndefined();
+    expect(services.prometheus?.image).toMatch(/^prom\/prometheus:v\d+\.\d+\.\d+$/);
+    expect(services.grafana?.image).toMatch(/^grafana\/grafana:\d+\.\d+\.\d+$/);
+  });
+
+  it("GIVEN the monitoring services WHEN they start THEN they mount the repository's rules, dashboard and provisioning, which exist, and Prometheus loads its config from there", () => {
+    const binds = Object.values(services).flatMap((s) =>
+      (s.volumes ?? []).filter((v) => v.startsWith("./")).map((v) => v.split(":")),
+    );
+    expect(binds.map(([source]) => source).sort()).toEqual([
+      "./monitoring/grafana/dashboards",
+      "./monitoring/grafana/provisioning",
+      "./monitoring/prometheus",
+    ]);
+    for (const [source, , mode] of binds) {
+      expect(existsSync(path.join(REPO_ROOT, source ?? "")), source).toBe(true);
+      expect(mode, `${source ?? ""} is mounted read-only`).toBe("ro");
+    }
+    const command = services.prometheus?.command;
+    expect(Array.isArray(command) ? command : []).toContain("--config.file=/etc/prometheus/prometheus.yml");
+    expect(dependsOn(services.grafana as Service)).toEqual({ prometheus: "service_healthy" });
   });
 
   it("GIVEN services that depend on others WHEN started THEN they wait for a healthy dependency, which has a healthcheck", () => {
@@ -159,9 +190,11 @@ describe("docker-compose.yml", () => {
     expect(url.pathname).toBe(`/${dbEnv.POSTGRES_DB}`);
   });
 
-  it("GIVEN any service WHEN the stack is up THEN nothing is published on the host (health, metrics and Postgres stay inside the network)", () => {
+  it("GIVEN any service WHEN the stack is up THEN nothing is published on the host but Grafana on loopback (health, metrics, Prometheus and Postgres stay inside the network)", () => {
     for (const [name, service] of Object.entries(services)) {
-      expect(service.ports ?? [], `${name} publishes a port`).toEqual([]);
+      expect(service.ports ?? [], `${name} publishes a port`).toEqual(
+        name === "grafana" ? ["127.0.0.1:3000:3000"] : [],
+      );
     }
   });
 
@@ -206,7 +239,12 @@ describe.skipIf(composeCli === undefined)("docker-compose.yml read by Compose it
       const resolved = parseYaml(out) as {
         services: Record<
           string,
-          { environment?: Record<string, string>; ports?: unknown[]; stop_grace_period?: string }
+          {
+            environment?: Record<string, string>;
+            ports?: unknown[];
+            profiles?: string[];
+            stop_grace_period?: string;
+          }
         >;
       };
       const bot = resolved.services.bot;
@@ -214,10 +252,38 @@ describe.skipIf(composeCli === undefined)("docker-compose.yml read by Compose it
       // .env.example sets none of what the image sets for itself; compose sets HTTP_* to the same.
       for (const k of ["NODE_ENV", "DATA_DIR"]) expect(bot?.environment ?? {}).not.toHaveProperty(k);
       expect(bot?.environment?.HTTP_HOST).toBe("0.0.0.0");
-      for (const [name, service] of Object.entries(resolved.services)) {
+      // Compose v2 leaves the profile's services out; v1 lists them with their profile.
+      const always = Object.entries(resolved.services).filter(([, s]) => (s.profiles ?? []).length === 0);
+      expect(always.map(([name]) => name).sort()).toEqual(["bot", "db"]);
+      for (const [name, service] of always) {
         expect(service.ports ?? [], `${name} publishes a port`).toEqual([]);
       }
       expect(seconds(bot?.stop_grace_period ?? "0s")).toBeGreaterThan(SHUTDOWN_TIMEOUT_MS / 1000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it("GIVEN the monitoring profile WHEN Compose resolves it THEN Grafana is published on loopback only, with the default admin password from .env.example's empty value", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "compose-config-"));
+    try {
+      copyFileSync(path.join(REPO_ROOT, "docker-compose.yml"), path.join(dir, "docker-compose.yml"));
+      copyFileSync(path.join(REPO_ROOT, ".env.example"), path.join(dir, ".env"));
+      const [cmd, ...args] = composeCli ?? [];
+      const out = execFileSync(cmd as string, [...args, "--profile", "monitoring", "config"], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+      });
+      const resolved = parseYaml(out) as {
+        services: Record<string, { environment?: Record<string, string>; ports?: unknown[] }>;
+      };
+      expect(Object.keys(resolved.services).sort()).toEqual(["bot", "db", "grafana", "prometheus"]);
+      const grafana = resolved.services.grafana;
+      expect(grafana?.environment?.GF_SECURITY_ADMIN_PASSWORD).toBe("admin");
+      const ports = JSON.stringify(grafana?.ports ?? []);
+      expect(ports).toContain("127.0.0.1");
+      expect(ports).toContain("3000");
+      expect(resolved.services.prometheus?.ports ?? []).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

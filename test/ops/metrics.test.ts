@@ -31,10 +31,21 @@ const METRIC_NAMES = [
   "feed_leader",
   "feed_cycles_total",
   "discord_gateway_up",
+  "feed_listings_total",
+  "feed_matches_total",
+  "alerts_queued_total",
+  "alert_send_failures_total",
+  "database_up",
+  "watch_rules",
+  "users",
+  "automatic_actions_24h",
+  "spend_committed_24h_dollars",
   // Default process metrics.
   "process_cpu_user_seconds_total",
   "process_resident_memory_bytes",
   "nodejs_eventloop_lag_seconds",
+  // A replica restarting in a loop is seen in its changes.
+  "process_start_time_seconds",
 ];
 
 describe("GET /metrics", () => {
@@ -49,6 +60,10 @@ describe("GET /metrics", () => {
 
   it("GIVEN the gateway is connected WHEN scraped THEN discord_gateway_up is 1", async () => {
     expect(valueOf(await scrape(bot.app.http.url), "discord_gateway_up")).toBe(1);
+  });
+
+  it("GIVEN the bot's database answers WHEN scraped THEN database_up is 1", async () => {
+    expect(valueOf(await scrape(bot.app.http.url), "database_up")).toBe(1);
   });
 
   it("GIVEN a /help and a listing lookup WHEN scraped THEN the interaction, its acknowledgement time and the market call are counted", async () => {
@@ -169,5 +184,23 @@ describe("GET /metrics", () => {
     expect(valueOf(samples, "feed_lag_seconds")).toBeLessThan(60);
     const feedCalls = valueOf(samples, "market_calls_total", { endpoint: "GET /listings", status: "200" });
     expect(feedCalls).toBeGreaterThan(0);
+  });
+
+  it("GIVEN a queued DM that cannot be sent WHEN delivery gives it up THEN alert_send_failures_total counts it as a failed DM", async () => {
+    const user = await ensureUser(bot.db.prisma, bot.users.bob.id);
+    const before = await scrape(bot.app.http.url);
+    const count = (s: typeof before) =>
+      valueOf(s, "alert_send_failures_total", { target: "dm", result: "failed" }) ?? 0;
+    // A payload no version of the bot can read: delivery gives it up at once.
+    await bot.db.prisma.outbox.create({ data: { userId: user.id, destination: "dm", payload: {} } });
+    const after = await eventually(
+      async () => {
+        const s = await scrape(bot.app.http.url);
+        return count(s) > count(before) ? s : undefined;
+      },
+      10_000,
+      "the unreadable DM to be given up",
+    );
+    expect(count(after) - count(before)).toBe(1);
   });
 });
