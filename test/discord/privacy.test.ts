@@ -1,12 +1,15 @@
 // /account export and /account delete end to end: the real bot against the Discord double, the
 // sandbox marketplace and Postgres, with the alert engine's cycles driven by the test.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { privacyLine } from "../../commands/help.ts";
 import { getUserByDiscordId } from "../../src/db/repos/users.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
 import { traces } from "../privacy/catalogue.ts";
 import { answer, buttonId, isEphemeral, routeHits, textOf } from "../reliability/support.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+
+const POLICY_URL = "https://bot.example.org/privacy";
 
 let bot: Bot;
 let alice: BotUser;
@@ -65,7 +68,7 @@ async function deleteAccount(user: BotUser): Promise<{ asked: string; done: Stor
 }
 
 beforeAll(async () => {
-  bot = await startQuietBot([]);
+  bot = await startQuietBot([], { env: { PRIVACY_POLICY_URL: POLICY_URL } });
   ({ alice, bob } = bot.users);
   await setUp(alice);
   await setUp(bob);
@@ -75,6 +78,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bot?.stop();
+});
+
+describe("/help on privacy", () => {
+  it("GIVEN a published policy address WHEN /help is asked THEN it links the policy and names export and delete", async () => {
+    const text = textOf(await answer(bot.double.slash(alice, "help")));
+    expect(text).toContain(`[privacy policy](${POLICY_URL})`);
+    expect(text).toContain("`/account export`");
+    expect(text).toContain("`/account delete`");
+    expect(text).toMatch(/`\/account` — .*\(link, unlink, status, transactions, settings, export, delete\)/);
+  });
+
+  it("GIVEN no published address WHEN the help line is made THEN it points to PRIVACY.md", () => {
+    expect(privacyLine(undefined)).toContain("PRIVACY.md");
+    expect(privacyLine(undefined)).not.toContain("](");
+  });
 });
 
 describe("/account export through Discord", () => {
