@@ -45,11 +45,13 @@ export type AutoAcceptOutcome = "accepted" | "failed" | "unknown" | "skipped";
 
 /**
  * Claims one sale for an automatic accept: true for the one caller whose insert made the row
- * (one statement, so two pollers or a restart never accept, or tell, twice).
+ * (one statement, so two pollers or a restart never accept, or tell, twice). A user deleted
+ * meanwhile (/account delete) claims nothing: the key share lock waits for a delete in progress.
  */
 export async function claimAutoAccept(db: Db, userId: number, tradeId: string): Promise<number | undefined> {
   const rows = await db.$queryRaw<{ id: number }[]>`
-    INSERT INTO auto_accepts (user_id, trade_id) VALUES (${userId}, ${tradeId})
+    INSERT INTO auto_accepts (user_id, trade_id)
+    SELECT id, ${tradeId}::text FROM users WHERE id = ${userId}::int FOR KEY SHARE
     ON CONFLICT (user_id, trade_id) DO NOTHING
     RETURNING id`;
   return rows[0]?.id;
