@@ -1,6 +1,9 @@
 // Deleting a user's data: every table is searched through the database's own catalogue, so a
 // table added later cannot keep a deleted user's rows unnoticed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertAlertsWithOutbox } from "../../src/db/repos/alerts.ts";
+import { claimAutoAccept } from "../../src/db/repos/autoAccept.ts";
+import { claimMatch } from "../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import { deleteUserData, previewDelete } from "../../src/privacy/index.ts";
@@ -124,6 +127,41 @@ describe("deleting a user's data", () => {
     expect(fresh.settings.quietHours).toBeNull();
     expect(fresh.settings.perPurchaseCapCents).toBe(10_000);
     expect(await db.prisma.watchRule.count({ where: { userId: fresh.id } })).toBe(0);
+  });
+
+  it("GIVEN a poller still holding a deleted user's ids WHEN it claims an armed match or a sale, or queues alerts with another user's THEN nothing of theirs is written, nothing fails, and the other user's alert is queued", async () => {
+    const victim = await seedEverything(db.prisma, { ...ids(), tag: "stale", armed: "live" });
+    const other = await seedEverything(db.prisma, { ...ids(), tag: "stale-other" });
+    await deleteUserData(deps(), { discordUserId: victim.discordId });
+
+    const claim = await claimMatch(db.prisma, {
+      userId: victim.userId,
+      ruleId: victim.ruleId,
+      listingId: "900719925474000",
+      mode: "live",
+      itemName: "Item",
+      priceCents: 1_000,
+      referenceCents: undefined,
+      exitCents: undefined,
+      seenAt: new Date(),
+    });
+    expect(claim).toEqual({ ok: false, reason: "not_armed" });
+    expect(await claimAutoAccept(db.prisma, victim.userId, "trade-after-delete")).toBeUndefined();
+    const alert = (userId: number, key: string) => ({
+      userId,
+      kind: "listing" as const,
+      subjectId: "900719925474001",
+      version: "1",
+      dedupeKey: key,
+      destination: "dm" as const,
+      payload: { alert: { kind: "listing" } },
+    });
+    const queued = await insertAlertsWithOutbox(db.prisma, [
+      alert(victim.userId, "after-delete:victim"),
+      alert(other.userId, "after-delete:other"),
+    ]);
+    expect(queued.map((q) => q.dedupeKey)).toEqual(["after-delete:other"]);
+    expect(await traces(db.pool, victim)).toEqual([]);
   });
 
   it("GIVEN one of the user's messages claimed by a delivery worker WHEN deleted THEN the delete returns only once that claim's lease has run out", async () => {
