@@ -120,9 +120,14 @@ describe("/account export through Discord", () => {
 });
 
 describe("/account delete through Discord", () => {
-  it("GIVEN the confirmation WHEN alice presses Cancel THEN nothing is deleted", async () => {
+  it("GIVEN alice's confirmation WHEN bob presses its Delete everything (the id copied) or alice presses Cancel THEN nothing is deleted", async () => {
     const confirm = await answer(bot.double.slash(alice, "account delete"));
     expect(isEphemeral(confirm)).toBe(true);
+    const stolen = await answer(bot.double.button(bob, buttonId(confirm, "Delete everything")));
+    expect(isEphemeral(stolen)).toBe(true);
+    expect(textOf(stolen)).toContain("This isn't yours");
+    expect(await getUserByDiscordId(bot.db.prisma, alice.id)).not.toBeNull();
+    expect(await getUserByDiscordId(bot.db.prisma, bob.id)).not.toBeNull();
     const cancelled = await answer(bot.double.button(alice, buttonId(confirm, "Cancel"), confirm));
     expect(textOf(cancelled)).toContain("nothing was deleted");
     expect(await getUserByDiscordId(bot.db.prisma, alice.id)).not.toBeNull();
