@@ -64,7 +64,8 @@ export async function settleAutoAccept(
   detail: string | undefined,
   at: Date,
 ): Promise<void> {
-  await db.autoAccept.update({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
+  // updateMany: the claim is gone when its owner deleted their account meanwhile; no error then.
+  await db.autoAccept.updateMany({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
 }
 
 /** A claim still pending this long was left by a crash between the claim and its outcome. */

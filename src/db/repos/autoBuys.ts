@@ -153,8 +153,10 @@ export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
   return { ok: true, autoBuyId: row.id, buyNumber: row.arm_buys, maxBuys: row.arm_max_buys };
 }
 
+// updateMany, not update: the row is gone when its owner deleted their account meanwhile, and
+// recording an outcome for nobody is no error.
 export async function markSent(db: Db, id: number, at: Date): Promise<void> {
-  await db.autoBuy.update({ where: { id }, data: { sentAt: at } });
+  await db.autoBuy.updateMany({ where: { id }, data: { sentAt: at } });
 }
 
 export async function settleAutoBuy(
@@ -162,7 +164,7 @@ export async function settleAutoBuy(
   id: number,
   s: { outcome: AutoBuyOutcome; detail?: string | undefined; at?: Date },
 ): Promise<void> {
-  await db.autoBuy.update({
+  await db.autoBuy.updateMany({
     where: { id },
     data: { outcome: s.outcome, detail: s.detail ?? null, settledAt: s.at ?? new Date() },
   });
