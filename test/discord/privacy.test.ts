@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privacyLine } from "../../commands/help.ts";
 import { getUserByDiscordId } from "../../src/db/repos/users.ts";
-import { uniqueItemName } from "../alerts/engine/world.ts";
+import { uniqueItemName, waitUntil } from "../alerts/engine/world.ts";
 import { traces } from "../privacy/catalogue.ts";
 import { answer, buttonId, isEphemeral, routeHits, textOf } from "../reliability/support.ts";
 import type { StoredMessage } from "../support/discord.ts";
@@ -211,6 +211,42 @@ describe("/account delete through Discord", () => {
     expect(alertsTo(alice)).toHaveLength(alertsAtAnswer);
     expect(await traces(bot.db.pool, who)).toEqual([]);
     expect(alertsTo(bob).some((m) => textOf(m).includes(listing.id))).toBe(true);
+    expect(bot.errorLogs()).toEqual([]);
+  });
+
+  it("GIVEN an armed purchase already sent to the marketplace WHEN alice deletes before its answer THEN the delete completes, nothing fails when the answer comes, and no word of it reaches her", async () => {
+    await setUp(alice);
+    const item = uniqueItemName("inflight");
+    await rule(alice, "inflight armed", item);
+    await armLive(alice, "inflight armed");
+    await feed();
+    const who = await identity(alice);
+    const buysBefore = routeHits(bot, "POST /listings/buy");
+    bot.sandbox.control.injectFault({ path: "/listings/buy", kind: "latency", ms: 1_500, times: 1 });
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 1_200 });
+
+    const cycle = engine()
+      .runFeedOnce()
+      .then(() => engine().autoBuyer.idle());
+    // Its commitment is reserved just before the request leaves; the request then waits 1.5 s.
+    await waitUntil(
+      async () =>
+        (await bot.db.prisma.purchase.count({
+          where: { userId: who.userId, kind: "auto_buy", status: "pending" },
+        })) > 0,
+      10_000,
+      "the armed purchase to leave",
+    );
+    const { done } = await deleteAccount(alice);
+    expect(textOf(done)).toContain("Everything stored about you is gone");
+    expect(routeHits(bot, "POST /listings/buy")).toBe(buysBefore); // its answer had not come yet
+    const alertsAtAnswer = alertsTo(alice).length;
+    await cycle;
+    await deliver();
+    expect(routeHits(bot, "POST /listings/buy")).toBe(buysBefore + 1);
+
+    expect(alertsTo(alice)).toHaveLength(alertsAtAnswer);
+    expect(await traces(bot.db.pool, who)).toEqual([]);
     expect(bot.errorLogs()).toEqual([]);
   });
 });
