@@ -47,7 +47,10 @@ export type DeleteResult =
 export interface DeleteDeps {
   readonly prisma: Db;
   readonly logger: Logger;
-  /** Longest wait for a message already being sent to the user (default: the outbox lease, 60 s). */
+  /**
+   * Longest wait for a purchase already sent for the user, and again for a message already being
+   * sent to them (default 60 s, the outbox lease).
+   */
   readonly inFlightWaitMs?: number;
   /** Pause between looks at in-flight sends (default 200 ms). */
   readonly pollMs?: number;
@@ -135,28 +138,52 @@ async function countRows(db: Db, userId: number): Promise<Record<ErasedKind, num
 /**
  * Stops the user's automation and erases every row that is theirs, in one transaction under their
  * row lock: a second delete (a double click, another replica) waits, then finds nothing and says
- * so. Alerts being inserted for them meanwhile are dropped (the insert skips deleted users).
- * Returns once no message already claimed for sending can still reach them.
+ * so. Alerts being inserted for them meanwhile are dropped (the insert skips deleted users). A
+ * purchase already sent for them is waited for (automation stopped meanwhile) so that its answer
+ * is the last thing that happens for them; returns once no message already claimed for sending
+ * can still reach them.
  */
 export async function deleteUserData(
   deps: DeleteDeps,
   input: { readonly discordUserId: string },
 ): Promise<DeleteResult> {
   const log = deps.logger.child({ module: "privacy" });
-  const outcome = await withTransaction(deps.prisma, async (tx) => {
-    const locked = await tx.$queryRaw<{ id: number }[]>`
-      SELECT id FROM users WHERE discord_id = ${input.discordUserId} FOR UPDATE`;
-    const userId = locked[0]?.id;
-    if (userId === undefined) return undefined;
-    const stopped = await stopBeforeErase(tx, userId);
-    // A delivery worker may be sending one of their messages right now, outside any transaction.
-    const [sending] = await tx.$queryRaw<{ until: Date | null }[]>`
-      SELECT max(locked_until) AS until FROM outbox
-       WHERE user_id = ${userId} AND status = 'sending' AND locked_until > now()`;
-    const erased = await eraseRows(tx, userId);
-    await tx.user.delete({ where: { id: userId } });
-    return { stopped, erased, inFlightUntil: sending?.until ?? null };
-  });
+  const deadline = Date.now() + (deps.inFlightWaitMs ?? 60_000);
+  const pollMs = deps.pollMs ?? 200;
+  const stops: StoppedAutomation[] = [];
+  let outcome: Erased | undefined;
+  for (;;) {
+    const attempt = await withTransaction(deps.prisma, async (tx) => {
+      const locked = await tx.$queryRaw<{ id: number }[]>`
+        SELECT id FROM users WHERE discord_id = ${input.discordUserId} FOR UPDATE`;
+      const userId = locked[0]?.id;
+      if (userId === undefined) return undefined;
+      const stopped = await stopBeforeErase(tx, userId);
+      // A purchase already sent (its commitment reserved, its answer not back) finishes first:
+      // the stop is committed, nothing new starts, and the answer is recorded before the erase.
+      const [inFlight] = await tx.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM purchases
+         WHERE user_id = ${userId} AND status = 'pending' AND created_at > now() - interval '2 minutes'`;
+      if ((inFlight?.n ?? 0) > 0 && Date.now() < deadline) return { stopped, wait: true as const };
+      // A delivery worker may be sending one of their messages right now, outside any transaction.
+      const [sending] = await tx.$queryRaw<{ until: Date | null }[]>`
+        SELECT max(locked_until) AS until FROM outbox
+         WHERE user_id = ${userId} AND status = 'sending' AND locked_until > now()`;
+      const erased = await eraseRows(tx, userId);
+      await tx.user.delete({ where: { id: userId } });
+      return { stopped, wait: false as const, erased, inFlightUntil: sending?.until ?? null };
+    });
+    if (attempt === undefined) break;
+    stops.push(attempt.stopped);
+    if (!attempt.wait) {
+      outcome = { stopped: sumStops(stops), erased: attempt.erased, inFlightUntil: attempt.inFlightUntil };
+      break;
+    }
+    if (stops.length === 1) {
+      log.info({ discordUserId: input.discordUserId }, "account delete waits for a purchase in flight");
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
   if (outcome === undefined) {
     log.info({ discordUserId: input.discordUserId }, "account delete: nothing stored");
     return { deleted: false };
@@ -167,6 +194,20 @@ export async function deleteUserData(
     "account data deleted",
   );
   return { deleted: true, stopped: outcome.stopped, erased: outcome.erased };
+}
+
+interface Erased {
+  readonly stopped: StoppedAutomation;
+  readonly erased: Record<ErasedKind, number>;
+  readonly inFlightUntil: Date | null;
+}
+
+function sumStops(stops: readonly StoppedAutomation[]): StoppedAutomation {
+  return {
+    armedRules: stops.reduce((n, s) => n + s.armedRules, 0),
+    guards: stops.reduce((n, s) => n + s.guards, 0),
+    autoAccept: stops.some((s) => s.autoAccept),
+  };
 }
 
 /** Children first, each counted; the users row's cascade then catches anything a new table adds. */

@@ -8,6 +8,7 @@ import { ensureUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import { deleteUserData, previewDelete } from "../../src/privacy/index.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
+import { waitUntil } from "../alerts/engine/world.ts";
 import { holdsUsers, ownedRows, traces, userTables } from "./catalogue.ts";
 import { seedEverything, type SeededUser } from "./fixtures.ts";
 
@@ -161,6 +162,33 @@ describe("deleting a user's data", () => {
       alert(other.userId, "after-delete:other"),
     ]);
     expect(queued.map((q) => q.dedupeKey)).toEqual(["after-delete:other"]);
+    expect(await traces(db.pool, victim)).toEqual([]);
+  });
+
+  it("GIVEN a purchase of theirs sent and not yet answered WHEN deleted THEN automation stops at once but the erase waits for the purchase's outcome", async () => {
+    const victim = await seedEverything(db.prisma, { ...ids(), tag: "buying", armed: "live" });
+    const pending = await db.prisma.purchase.create({
+      data: {
+        userId: victim.userId,
+        idempotencyKey: `inflight-${victim.userId}`,
+        kind: "auto_buy",
+        totalCents: 900n,
+      },
+    });
+    const deleting = deleteUserData({ ...deps(), pollMs: 20 }, { discordUserId: victim.discordId });
+    await waitUntil(
+      async () =>
+        (await db.prisma.watchRule.count({ where: { userId: victim.userId, armMode: null } })) === 1,
+      5_000,
+      "the armed rule to be disarmed",
+    );
+    expect(await db.prisma.user.count({ where: { id: victim.userId } })).toBe(1);
+    await db.prisma.purchase.update({ where: { id: pending.id }, data: { status: "succeeded" } });
+    expect(await deleting).toMatchObject({
+      deleted: true,
+      stopped: { armedRules: 1 },
+      erased: { purchases: 2 },
+    });
     expect(await traces(db.pool, victim)).toEqual([]);
   });
 
