@@ -55,6 +55,7 @@ export default tseslint.config(
       "src/alerts/**",
       "src/trading/**",
       "src/accounts/**",
+      "src/privacy/**",
     ],
     rules: {
       "no-restricted-imports": [

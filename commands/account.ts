@@ -1,5 +1,5 @@
-// /account: link (key asked in a private form, never a visible option), unlink, status.
-// Later subcommands (transactions, settings) slot in as more entries under `subcommands`.
+// /account: link (key asked in a private form, never a visible option), unlink, status, and the
+// rest as entries under `subcommands` (transactions, settings, export, delete).
 import {
   ActionRowBuilder,
   ApplicationCommandOptionType,
@@ -24,6 +24,13 @@ import { defineCommand, modal } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { absoluteTime, relativeTime, sanitise } from "../src/discord/render/format.ts";
 import type { Reply } from "../src/discord/reply.ts";
+import {
+  deleteHandler,
+  deleteSubcommand,
+  exportHandler,
+  exportSubcommand,
+  privacyComponents,
+} from "./account/privacy.ts";
 import { settingsHandler, settingsSubcommand } from "./account/settings.ts";
 import {
   transactionsComponents,
@@ -67,6 +74,8 @@ export const command = defineCommand({
       },
       transactionsSubcommand,
       settingsSubcommand,
+      exportSubcommand,
+      deleteSubcommand,
     ],
   },
   subcommands: {
@@ -147,9 +156,12 @@ export const command = defineCommand({
     },
     transactions: transactionsHandler,
     settings: settingsHandler,
+    export: exportHandler,
+    delete: deleteHandler,
   },
   components: {
     ...transactionsComponents,
+    ...privacyComponents,
     [ACTIONS.check]: {
       defer: "update",
       async run(ctx) {

@@ -19,7 +19,13 @@ export const command = defineCommand({
           embed({
             tone: "info",
             title: "Commands",
-            description: [...ctx.deps.commands.map(helpLine), "", INSTALLS].join("\n"),
+            description: [
+              ...ctx.deps.commands.map(helpLine),
+              "",
+              INSTALLS,
+              "",
+              privacyLine(ctx.deps.config.PRIVACY_POLICY_URL),
+            ].join("\n"),
             footer:
               "Replies with your account details are only visible to you. /portfolio method explains how profit and loss is worked out.",
           }),
@@ -34,6 +40,15 @@ export const INSTALLS =
   "**Two ways to have me.** Added to a server, I answer there and can post alerts in its channels. " +
   "Installed to your account, you can use me in any server or DM, even where I'm not a member; " +
   "alerts then come by DM, and where I may not post, my answers are only visible to you.";
+
+/** What is kept and how to take it or erase it (PRIVACY.md), with the operator's published copy when set. */
+export function privacyLine(policyUrl: string | undefined): string {
+  const policy =
+    policyUrl === undefined
+      ? "the privacy policy (PRIVACY.md, shipped with the bot) says what I store and for how long"
+      : `the [privacy policy](${policyUrl}) says what I store and for how long`;
+  return `**Your data.** \`/account export\` gives you a file of everything I store about you; \`/account delete\` erases it; ${policy}.`;
+}
 
 /** "`/account` — Link your marketplace account (link, unlink, status)". */
 export function helpLine(definition: CommandDefinition): string {

@@ -16,6 +16,7 @@ import { createSalesRate } from "./salesRate.ts";
 import { createTradePoller, type TradeCycleResult } from "./tradePoller.ts";
 import { queueWeeklyReports } from "./weeklyReport.ts";
 import { createAutoBuyer } from "../snipe/autoBuyer.ts";
+import { pruneExpired, retentionFromConfig } from "../privacy/retention.ts";
 
 export type { AlertSentEvent } from "./delivery.ts";
 export type {
@@ -206,6 +207,14 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     return result;
   });
 
+  const retention = retentionFromConfig(deps.config);
+  const runRetentionOnce = serial(async () => {
+    const pruned = await pruneExpired(deps.prisma, retention);
+    if (Object.values(pruned).some((n) => n > 0))
+      log.info({ ...pruned }, "records past their retention pruned");
+    return pruned;
+  });
+
   let leader: Leader | undefined;
   const leading = () => leader?.isLeader() === true;
   /** Leader-only loops idle (cheaply) on followers instead of being started and stopped. */
@@ -255,6 +264,12 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     whileLeading(runReconcileOnce),
     () => deps.reconcileIntervalMs ?? 60_000,
   );
+  const retentionLoop = createLoop(
+    "retention",
+    log,
+    whileLeading(runRetentionOnce),
+    () => deps.retentionIntervalMs ?? 3_600_000,
+  );
   let reminderTask: ScheduledTask | undefined;
   let weeklyTask: ScheduledTask | undefined;
 
@@ -274,6 +289,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
           tradeLoop.kick();
           // Commitments a crash left unsettled are looked at as soon as this process leads.
           reconcileLoop.kick();
+          retentionLoop.kick();
         },
       });
       leader.start();
@@ -282,6 +298,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
       bidLoop.start();
       tradeLoop.start();
       reconcileLoop.start();
+      retentionLoop.start();
       reminderTask = cron.schedule(
         deps.reminderCron ?? "* * * * *",
         async () => {
@@ -314,6 +331,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         bidLoop.stop(),
         tradeLoop.stop(),
         reconcileLoop.stop(),
+        retentionLoop.stop(),
         deliveryLoop.stop(),
       ]);
       // Purchases already sent finish and are recorded (never abandoned half-way).
@@ -337,6 +355,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     runWeeklyReportOnce: weeklyReport,
     runReconcileOnce,
     runDeliveryOnce: () => delivery.runOnce(),
+    runRetentionOnce,
     async syncRulesOnce() {
       await serialRules();
     },

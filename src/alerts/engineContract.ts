@@ -1,6 +1,7 @@
 // The alert engine's contract: what it is built from, what it offers the app, what it reports.
 // Implemented by createAlertEngine (engine.ts).
 import type { Config } from "../config/index.ts";
+import type { PruneResult, RetentionConfig } from "../privacy/retention.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
 import type { Scheduler } from "../market/scheduler.ts";
@@ -48,7 +49,9 @@ export interface AlertEngineDeps {
     "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
   > &
     /** Absent (tools, older tests): the default fee model. */
-    Partial<Pick<Config, "SELLER_FEE_PERCENT">>;
+    Partial<Pick<Config, "SELLER_FEE_PERCENT">> &
+    /** Absent: the default retention (src/privacy/retention.ts). */
+    Partial<RetentionConfig>;
   prisma: Db;
   /** The shared database: the leader lock lives on its own connection to it. */
   databaseUrl: string;
@@ -79,6 +82,8 @@ export interface AlertEngineDeps {
   scheduler?: Scheduler;
   /** Pause between reconciler passes (default one minute). */
   reconcileIntervalMs?: number;
+  /** Pause between the leader's retention prunes (default one hour). */
+  retentionIntervalMs?: number;
   metrics?: AlertMetrics;
 }
 
@@ -105,6 +110,8 @@ export interface AlertEngine {
   /** Settles commitments whose outcome was lost (and open offers that ended). */
   runReconcileOnce(): Promise<ReconcileResult>;
   runDeliveryOnce(): Promise<DeliveryResult>;
+  /** Deletes records past their retention (the leader does this every retentionIntervalMs). */
+  runRetentionOnce(): Promise<PruneResult>;
   /** Picks up rule changes made by other processes (the feed does this before each cycle). */
   syncRulesOnce(): Promise<void>;
   /** For the watch commands: keeps this process's index in step with its own writes at once. */

@@ -132,6 +132,19 @@ export const EnvSchema = z.object({
    * (it normally carries trade_protection_ends_at): /trades shows the window left on sales.
    */
   REVERSAL_WINDOW_HOURS: intFromEnv(168, 0, 24 * 365),
+  /** Where the published privacy policy (PRIVACY.md) can be read; /help links to it. */
+  PRIVACY_POLICY_URL: optionalUrl,
+  /**
+   * How long each kind of record lives before the leader prunes it (PRIVACY.md "How long"): the
+   * alert log (and its dedupe keys), delivered or given-up outbox rows, what became of alerted
+   * listings, guard events, settled auto-buys, and unconfirmed drafts after they expire.
+   */
+  RETENTION_ALERT_LOG_DAYS: intFromEnv(90, 14, 3650),
+  RETENTION_OUTBOX_DAYS: intFromEnv(7, 1, 3650),
+  RETENTION_FATES_DAYS: intFromEnv(30, 8, 3650),
+  RETENTION_GUARD_EVENTS_DAYS: intFromEnv(30, 2, 3650),
+  RETENTION_AUTO_BUYS_DAYS: intFromEnv(90, 1, 3650),
+  RETENTION_DRAFTS_DAYS: intFromEnv(1, 1, 3650),
   SHARD_COUNT: z
     .string()
     .trim()

@@ -84,6 +84,7 @@ const InsertedRow = z.object({ dedupe_key: z.string(), alert_id: z.bigint(), out
  * Inserts alerts and their outbox rows in one statement. Returns the ones that were new; a
  * dedupe key seen before (even one being inserted concurrently) is skipped without an error.
  * Rules that produced a new alert get their match count and time bumped in the same statement.
+ * Alerts of users deleted meanwhile are skipped.
  */
 export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]): Promise<InsertedAlert[]> {
   const unique = [...new Map(alerts.map((a) => [a.dedupeKey, a])).values()];
@@ -108,9 +109,16 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
         AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status,
              priority, hold_ms, ord)
     ),
+    -- Alerts of a user deleted meanwhile (/account delete) are dropped, not a foreign-key error
+    -- failing everyone's alerts in the batch: the lock waits for a delete in progress, and a
+    -- deleted user's row is no longer found.
+    owned AS (
+      SELECT input.dedupe_key FROM input JOIN users u ON u.id = input.user_id FOR KEY SHARE OF u
+    ),
     inserted AS (
       INSERT INTO alert_log (user_id, rule_id, kind, subject_id, version, dedupe_key)
-      SELECT user_id, rule_id, kind, subject_id, version, dedupe_key FROM input ORDER BY ord
+      SELECT user_id, rule_id, kind, subject_id, version, dedupe_key FROM input
+       WHERE dedupe_key IN (SELECT dedupe_key FROM owned) ORDER BY ord
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id, dedupe_key
     ),

@@ -51,6 +51,8 @@ export type AutoAcceptOutcome = "accepted" | "failed" | "unknown" | "skipped";
  * row (one statement, so two pollers or a restart never accept, or tell, twice). The same
  * statement re-checks what the user turned on: auto-accept still on, on the account it was turned
  * on for, and the sale within its conditions as they stand now; otherwise nothing is claimed.
+ * A user deleted meanwhile (/account delete) claims nothing: the key share lock waits for a
+ * delete in progress.
  */
 export async function claimAutoAccept(
   db: Db,
@@ -62,14 +64,15 @@ export async function claimAutoAccept(
   const name = sale.itemName ?? null;
   const rows = await db.$queryRaw<{ id: number }[]>`
     INSERT INTO auto_accepts (user_id, trade_id)
-    SELECT ${userId}, ${tradeId}
-     WHERE EXISTS (
-       SELECT 1 FROM auto_accept_settings s JOIN users u ON u.id = s.user_id
-        WHERE s.user_id = ${userId} AND s.enabled AND s.link_generation = u.link_generation
-          AND u.status = 'active' AND u.encrypted_key IS NOT NULL
-          AND (s.min_price_cents IS NULL OR coalesce(${price}::bigint >= s.min_price_cents, false))
-          AND (s.item_contains IS NULL
-               OR coalesce(strpos(lower(${name}::text), lower(s.item_contains)) > 0, false)))
+    SELECT u.id, ${tradeId}::text FROM users u
+     WHERE u.id = ${userId}::int AND u.status = 'active' AND u.encrypted_key IS NOT NULL
+       AND EXISTS (
+         SELECT 1 FROM auto_accept_settings s
+          WHERE s.user_id = u.id AND s.enabled AND s.link_generation = u.link_generation
+            AND (s.min_price_cents IS NULL OR coalesce(${price}::bigint >= s.min_price_cents, false))
+            AND (s.item_contains IS NULL
+                 OR coalesce(strpos(lower(${name}::text), lower(s.item_contains)) > 0, false)))
+       FOR KEY SHARE OF u
     ON CONFLICT (user_id, trade_id) DO NOTHING
     RETURNING id`;
   return rows[0]?.id;
@@ -82,7 +85,8 @@ export async function settleAutoAccept(
   detail: string | undefined,
   at: Date,
 ): Promise<void> {
-  await db.autoAccept.update({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
+  // updateMany: the claim is gone when its owner deleted their account meanwhile; no error then.
+  await db.autoAccept.updateMany({ where: { id }, data: { outcome, detail: detail ?? null, settledAt: at } });
 }
 
 /** A claim still pending this long was left by a crash between the claim and its outcome. */

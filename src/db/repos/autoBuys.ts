@@ -127,13 +127,14 @@ export type ClaimResult =
   | { ok: true; autoBuyId: number; buyNumber: number; maxBuys: number }
   /** Handled before (a re-read after a crash, a second replica): do nothing. */
   | { ok: false; reason: "seen" }
-  /** The rule was disarmed, paused or has used its buys since the index last looked. */
+  /** The rule was disarmed, paused or has used its buys since the index last looked, or its owner was deleted. */
   | { ok: false; reason: "not_armed" };
 
 const ClaimRow = z.object({
   id: z.number().int().nullable(),
   arm_buys: z.number().int().nullable(),
   arm_max_buys: z.number().int().nullable(),
+  owned: z.boolean(),
 });
 
 /**
@@ -143,12 +144,18 @@ const ClaimRow = z.object({
  */
 export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
   const rows = await db.$queryRaw<unknown[]>`
-    WITH ins AS (
+    WITH owner AS (
+      -- An owner deleted meanwhile (/account delete) claims nothing; the lock waits for a delete
+      -- in progress rather than failing on the foreign key.
+      SELECT id FROM users WHERE id = ${c.userId}::int FOR KEY SHARE
+    ), ins AS (
       INSERT INTO auto_buys (user_id, rule_id, listing_id, mode, item_name, price_cents,
                              reference_cents, exit_cents, seen_at)
-      VALUES (${c.userId}, ${c.ruleId}, ${c.listingId}, ${c.mode}::arm_mode, ${c.itemName},
-              ${centsToDb(c.priceCents)}, ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)},
-              ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}, ${c.seenAt})
+      SELECT owner.id, ${c.ruleId}::int, ${c.listingId}::text, ${c.mode}::arm_mode, ${c.itemName}::text,
+             ${centsToDb(c.priceCents)}::bigint,
+             ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)}::bigint,
+             ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}::bigint, ${c.seenAt}::timestamptz
+        FROM owner
       ON CONFLICT (rule_id, listing_id) DO NOTHING
       RETURNING id
     ), claim AS (
@@ -157,9 +164,11 @@ export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
          AND enabled AND arm_buys < arm_max_buys AND EXISTS (SELECT 1 FROM ins)
       RETURNING arm_buys, arm_max_buys
     )
-    SELECT (SELECT id FROM ins) AS id, claim.arm_buys, claim.arm_max_buys
+    SELECT (SELECT id FROM ins) AS id, claim.arm_buys, claim.arm_max_buys,
+           EXISTS (SELECT 1 FROM owner) AS owned
       FROM (SELECT 1) AS one LEFT JOIN claim ON true`;
   const row = ClaimRow.parse(rows[0]);
+  if (!row.owned) return { ok: false, reason: "not_armed" };
   if (row.id === null) return { ok: false, reason: "seen" };
   if (row.arm_buys === null || row.arm_max_buys === null) {
     // Not armed after all: forget the match, so it is alerted as any other rule's would be.
@@ -169,8 +178,10 @@ export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
   return { ok: true, autoBuyId: row.id, buyNumber: row.arm_buys, maxBuys: row.arm_max_buys };
 }
 
+// updateMany, not update: the row is gone when its owner deleted their account meanwhile, and
+// recording an outcome for nobody is no error.
 export async function markSent(db: Db, id: number, at: Date): Promise<void> {
-  await db.autoBuy.update({ where: { id }, data: { sentAt: at } });
+  await db.autoBuy.updateMany({ where: { id }, data: { sentAt: at } });
 }
 
 export async function settleAutoBuy(
@@ -178,7 +189,7 @@ export async function settleAutoBuy(
   id: number,
   s: { outcome: AutoBuyOutcome; detail?: string | undefined; at?: Date },
 ): Promise<void> {
-  await db.autoBuy.update({
+  await db.autoBuy.updateMany({
     where: { id },
     data: { outcome: s.outcome, detail: s.detail ?? null, settledAt: s.at ?? new Date() },
   });
