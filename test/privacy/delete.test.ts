@@ -147,7 +147,12 @@ describe("deleting a user's data", () => {
       seenAt: new Date(),
     });
     expect(claim).toEqual({ ok: false, reason: "not_armed" });
-    expect(await claimAutoAccept(db.prisma, victim.userId, "trade-after-delete")).toBeUndefined();
+    expect(
+      await claimAutoAccept(db.prisma, victim.userId, "trade-after-delete", {
+        priceCents: 100,
+        itemName: "Item",
+      }),
+    ).toBeUndefined();
     const alert = (userId: number, key: string) => ({
       userId,
       kind: "listing" as const,
