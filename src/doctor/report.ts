@@ -24,9 +24,15 @@ export interface DoctorReport {
 
 export function buildReport(baseUrl: string, results: readonly ProbeResult[]): DoctorReport {
   const url = new URL(baseUrl);
-  const drift = results.flatMap((r) =>
-    r.findings.filter(isSerious).map((f) => ({ ...f, endpoint: r.endpoint, key: r.key })),
-  );
+  // GET /listings is read twice (all types, then auctions): one row per endpoint, key, field and kind.
+  const rows = new Map<string, DriftFinding & { endpoint: string; key: string }>();
+  for (const r of results) {
+    for (const f of r.findings.filter(isSerious)) {
+      const id = `${r.endpoint} ${r.key} ${f.field} ${f.kind}`;
+      if (!rows.has(id)) rows.set(id, { ...f, endpoint: r.endpoint, key: r.key });
+    }
+  }
+  const drift = [...rows.values()];
   const unknown = new Map<string, { endpoint: string; field: string; seen?: string }>();
   for (const r of results) {
     for (const f of r.findings) {

@@ -204,11 +204,13 @@ export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[]
     const broken = feature.needs.flatMap(problems);
     if (feature.money !== undefined) {
       const action = feature.money;
-      for (const { endpoint, f } of moneyDrift) {
-        if (f.money?.includes(action))
-          broken.push(
-            `${endpoint} ${f.field} ${f.kind}: amounts may have changed meaning, refused until checked`,
-          );
+      const amounts = moneyDrift
+        .filter(({ f }) => f.money?.includes(action))
+        .map(({ endpoint, f }) => `${endpoint} ${f.field}`);
+      if (amounts.length > 0) {
+        broken.push(
+          `amounts may have changed meaning (${[...new Set(amounts)].join(", ")}): refused until the operator checks`,
+        );
       }
     }
     if (broken.length > 0)

@@ -67,7 +67,7 @@ function inspectObjects(
         kind: "missing",
         field,
         expected: describe(rule),
-        seen: `fields beside it: ${Object.keys(without).sort().join(", ") || "(none)"}`,
+        seen: instead(contract, rule, without),
         ...moneyOf(rule),
       });
     }
@@ -88,6 +88,18 @@ function inspectObjects(
     for (const [k, v] of Object.entries(o)) if (!known.has(k) && !unknown.has(k)) unknown.set(k, v);
   for (const [name, value] of unknown)
     findings.push({ kind: "unknown", field: `${prefix}${name}`, seen: shapeOf(value) });
+}
+
+/** Beside a missing field: the unknown fields of the same type (a rename, likely), else the names present. */
+function instead(contract: ObjectContract, rule: FieldRule, object: Record<string, unknown>): string {
+  const known = new Set(contract.known);
+  const candidates = Object.entries(object)
+    .filter(([k, v]) => !known.has(k) && v !== null && matches(rule.type, v))
+    .map(([k]) => k);
+  if (candidates.length > 0) return `renamed? unknown field(s) of that type: ${candidates.sort().join(", ")}`;
+  const names = Object.keys(object).sort();
+  const shown = names.slice(0, 12).join(", ");
+  return `fields there: ${shown === "" ? "(none)" : shown}${names.length > 12 ? `, … (${names.length} in all)` : ""}`;
 }
 
 function moneyOf(rule: FieldRule): { money?: readonly MoneyAction[] } {

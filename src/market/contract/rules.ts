@@ -55,6 +55,9 @@ const usually = (type: FieldType, money?: readonly MoneyAction[]): FieldRule =>
 const optional = (type: FieldType, money?: readonly MoneyAction[]): FieldRule =>
   money === undefined ? { type, need: "optional" } : { type, need: "optional", money };
 
+/** The path of a field or object below `at` ("" is the root). */
+const below = (at: string, name: string) => (at === "" ? name : `${at}.${name}`);
+
 /** A listing at `at` with its item, seller and auction details. */
 function listingObjects(at: string): ObjectContract[] {
   return [
@@ -75,7 +78,7 @@ function listingObjects(at: string): ObjectContract[] {
       },
     },
     {
-      at: `${at}.item`,
+      at: below(at, "item"),
       known: keys(Item),
       fields: {
         market_hash_name: always("string"),
@@ -93,9 +96,9 @@ function listingObjects(at: string): ObjectContract[] {
         icon_url: optional("string"),
       },
     },
-    { at: `${at}.seller`, known: keys(UserSummary), fields: { platform_id: optional("id") } },
+    { at: below(at, "seller"), known: keys(UserSummary), fields: { platform_id: optional("id") } },
     {
-      at: `${at}.auction_details`,
+      at: below(at, "auction_details"),
       known: keys(AuctionDetails),
       fields: {
         expires_at: usually("timestamp"),
@@ -105,7 +108,7 @@ function listingObjects(at: string): ObjectContract[] {
       },
     },
     {
-      at: `${at}.auction_details.top_bid`,
+      at: below(at, "auction_details.top_bid"),
       known: keys(Bid),
       fields: { id: always("id"), price: always("cents", ["bid"]) },
     },
@@ -124,7 +127,7 @@ const aggregate = (at: string): ObjectContract[] => [
       hybrid_properties: optional("object"),
     },
   },
-  { at: `${at}.hybrid_properties`, known: keys(HybridProperties), fields: {} },
+  { at: below(at, "hybrid_properties"), known: keys(HybridProperties), fields: {} },
 ];
 
 const buyOrder = (at: string): ObjectContract[] => [
@@ -140,7 +143,7 @@ const buyOrder = (at: string): ObjectContract[] => [
       hybrid_properties: optional("object"),
     },
   },
-  { at: `${at}.hybrid_properties`, known: keys(HybridProperties), fields: {} },
+  { at: below(at, "hybrid_properties"), known: keys(HybridProperties), fields: {} },
 ];
 
 const trade = (at: string): ObjectContract[] => [
@@ -156,7 +159,7 @@ const trade = (at: string): ObjectContract[] => [
       platform_offer: optional("object"),
     },
   },
-  ...listingObjects(`${at}.contract`),
+  ...listingObjects(below(at, "contract")),
 ];
 
 /** Every read-only route the bot calls, in the order the doctor probes them. */
