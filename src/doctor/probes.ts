@@ -98,7 +98,7 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
     route: R,
     params: PathParams<R>,
     key: "main" | "second",
-    extra: { query?: Record<string, string>; body?: unknown } = {},
+    extra: { query?: Record<string, string>; body?: unknown; broad?: boolean } = {},
   ): Promise<Answer> {
     const def = ROUTES[route];
     const endpoint = endpointOf(route);
@@ -162,7 +162,7 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
           seen: text === "" ? "empty" : "not JSON",
         });
       }
-      if (body !== undefined) findings.push(...inspect(route, body));
+      if (body !== undefined) findings.push(...inspect(route, body, extra.broad ?? false));
     } else {
       findings.push({ kind: "status", field: "(status)", expected: "2xx", seen: `status ${status}` });
       note = errorNote(status);
@@ -195,9 +195,11 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
   }
 
   const me = await probe("getMe", {}, "main");
-  const page = await probe("searchListings", {}, "main", { query: { limit: "50" } });
+  // Two broad samples of the market (no item filter): fields that are only usually there must show.
+  const page = await probe("searchListings", {}, "main", { query: { limit: "50" }, broad: true });
   const auctions = await probe("searchListings", {}, "main", {
     query: { limit: "50", type: "auction", sort_by: "expires_soon" },
+    broad: true,
   });
   const listings = [
     ...objectsAt(listify(page.body), "data[]"),
@@ -270,10 +272,10 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
   return results;
 }
 
-function inspect(route: ReadRoute, body: unknown): DriftFinding[] {
+function inspect(route: ReadRoute, body: unknown, broad: boolean): DriftFinding[] {
   const findings: DriftFinding[] = [];
   const contract = contractOf(route);
-  if (contract !== undefined) findings.push(...inspectBody(contract, body).findings);
+  if (contract !== undefined) findings.push(...inspectBody(contract, body, { broad }).findings);
   const { value: parsed, dropped } = s.collectDropped(() => SCHEMAS[route].safeParse(body));
   if (!parsed.success && !findings.some((f) => f.kind !== "unknown")) {
     const path = parsed.error.issues[0]?.path.map(String).join(".") ?? "";

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { createContractDrift } from "./contract/drift.ts";
 import { inspectBody } from "./contract/inspect.ts";
 import { EXPECTED_RESET_UNIT, headerValue, inferResetUnit } from "./contract/resetUnit.ts";
-import { contractOf } from "./contract/rules.ts";
+import { ITEM_FILTERS, contractOf } from "./contract/rules.ts";
 import type { MoneyAction } from "./contract/rules.ts";
 import { checked, decodeStrict } from "./errorMapping.ts";
 import type { RawResponse } from "./errorMapping.ts";
@@ -94,8 +94,13 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     }
   }
 
-  function decode<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
-    watchContract(route, res);
+  function decode<S extends z.ZodType>(
+    route: RouteName,
+    res: RawResponse,
+    schema: S,
+    sample: { broad?: boolean } = {},
+  ): z.output<S> {
+    watchContract(route, res, sample);
     const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema));
     if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
     drift.observeUnreadable(
@@ -109,7 +114,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
    * Compares the answer with what the bot reads (src/market/contract/): a second JSON.parse of a
    * body already in memory, a small price for hearing about a renamed field the day it happens.
    */
-  function watchContract(route: RouteName, res: RawResponse): void {
+  function watchContract(route: RouteName, res: RawResponse, sample: { broad?: boolean }): void {
     const endpoint = endpointOf(route);
     const unit = inferResetUnit(headerValue(res.headers["x-ratelimit-reset"]));
     drift.observeHeader(
@@ -122,7 +127,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     if (contract === undefined) return;
     const body = parseJsonOrUndefined(res.text);
     if (body === undefined) return;
-    drift.observe(endpoint, inspectBody(contract, body));
+    drift.observe(endpoint, inspectBody(contract, body, sample));
   }
 
   /** Money actions refuse while an amount they spend from may have changed meaning: never a guess. */
@@ -153,9 +158,10 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       route: R,
       params: PathParams<R>,
       schema: S,
-      opts: { query?: Query; body?: unknown } = {},
+      opts: { query?: Query; body?: unknown; broad?: boolean } = {},
     ): Promise<z.output<S>> {
-      return decode(route, await call(route, params, opts), schema);
+      const { broad, ...sent } = opts;
+      return decode(route, await call(route, params, sent), schema, broad === undefined ? {} : { broad });
     }
 
     async function empty<R extends RouteName>(
@@ -172,6 +178,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         const query = checked("searchListings", req.SearchListingsQuery, q);
         const { stickers, ...rest } = query;
         return json("searchListings", {}, s.ListingPage, {
+          broad: ITEM_FILTERS.every((name) => query[name] === undefined),
           query: {
             ...rest,
             stickers: stickers === undefined ? undefined : req.encodeStickerSelectors(stickers),

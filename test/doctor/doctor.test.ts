@@ -122,7 +122,11 @@ describe("the doctor against a marketplace changed without notice", () => {
 
     expect(exitCode).toBe(1);
     const price = report.drift.find((d) => d.endpoint === "GET /listings" && d.field === "data[].price");
-    expect(price).toMatchObject({ kind: "type", expected: "integer cents", money: ["buy", "offer"] });
+    expect(price).toMatchObject({
+      kind: "type",
+      expected: "integer cents",
+      money: ["buy", "bid", "buyOrder", "offer"],
+    });
     expect(price?.seen).toMatch(/^string "9+\.99"$/);
     for (const name of ["/buy", "/bid", "/offer", "/buyorder", "auto_buy"]) {
       expect(verdictOf(report, name)?.verdict, name).toBe("broken");

@@ -26,7 +26,16 @@ export interface Inspection {
 /** Below this many objects, a field that is only "usually" there says nothing by its absence. */
 export const USUALLY_SAMPLE = 10;
 
-export function inspectBody(contract: RouteContract, body: unknown): Inspection {
+/**
+ * `broad`: the answer is a sample of the whole market (a search without item filters), where a
+ * field that is only "usually" there must show up somewhere. Anywhere else (one item's similar
+ * listings, a search for stickers) its absence says nothing, so it is not checked.
+ */
+export function inspectBody(
+  contract: RouteContract,
+  body: unknown,
+  opts: { broad?: boolean } = {},
+): Inspection {
   const findings: DriftFinding[] = [];
   const checked = new Set<string>();
   const root = contract.root === "page" && Array.isArray(body) ? { data: body } : body;
@@ -39,14 +48,17 @@ export function inspectBody(contract: RouteContract, body: unknown): Inspection 
     });
     return { findings, checked };
   }
-  for (const object of contract.objects)
-    inspectObjects(object, objectsAt(root, object.at), findings, checked);
+  const broad = opts.broad ?? false;
+  for (const object of contract.objects) {
+    inspectObjects(object, objectsAt(root, object.at), broad, findings, checked);
+  }
   return { findings, checked };
 }
 
 function inspectObjects(
   contract: ObjectContract,
   objects: readonly Record<string, unknown>[],
+  broad: boolean,
   findings: DriftFinding[],
   checked: Set<string>,
 ): void {
@@ -56,7 +68,7 @@ function inspectObjects(
   for (const [name, rule] of Object.entries(contract.fields)) {
     const field = `${prefix}${name}`;
     const present = objects.filter((o) => o[name] !== undefined && o[name] !== null);
-    const sampleLargeEnough = rule.need !== "usually" || objects.length >= USUALLY_SAMPLE;
+    const sampleLargeEnough = rule.need !== "usually" || (broad && objects.length >= USUALLY_SAMPLE);
     if (sampleLargeEnough || present.length > 0) checked.add(field);
     const missing =
       (rule.need === "always" && present.length < objects.length) ||

@@ -24,6 +24,12 @@ export type Need = "always" | "usually" | "optional";
 /** The money actions a changed amount must stop: auto-buy goes through "buy". */
 export type MoneyAction = "buy" | "bid" | "buyOrder" | "offer";
 export const MONEY_ACTIONS: readonly MoneyAction[] = ["buy", "bid", "buyOrder", "offer"];
+/**
+ * What an amount that is no longer integer cents holds: every action that spends. A service that
+ * changes how it writes money does not do it one route at a time, and a buy order's max_price is
+ * read in the same unit as the listing prices it is compared with.
+ */
+const SPENDS = MONEY_ACTIONS;
 
 export interface FieldRule {
   readonly type: FieldType;
@@ -55,6 +61,21 @@ const usually = (type: FieldType, money?: readonly MoneyAction[]): FieldRule =>
 const optional = (type: FieldType, money?: readonly MoneyAction[]): FieldRule =>
   money === undefined ? { type, need: "optional" } : { type, need: "optional", money };
 
+/** Query fields that narrow a search to some items: its answer is then no sample of the market. */
+export const ITEM_FILTERS = [
+  "market_hash_name",
+  "def_index",
+  "paint_index",
+  "paint_seed",
+  "collection",
+  "rarity",
+  "category",
+  "min_float",
+  "max_float",
+  "stickers",
+  "user_id",
+] as const;
+
 /** The path of a field or object below `at` ("" is the root). */
 const below = (at: string, name: string) => (at === "" ? name : `${at}.${name}`);
 
@@ -67,12 +88,12 @@ function listingObjects(at: string): ObjectContract[] {
       fields: {
         id: always("id"),
         type: always("string"),
-        price: always("cents", ["buy", "offer"]),
+        price: always("cents", SPENDS),
         state: always("string"),
         item: always("object"),
         seller: optional("object"),
         created_at: optional("timestamp"),
-        min_offer_price: optional("cents", ["offer"]),
+        min_offer_price: optional("cents", SPENDS),
         max_offer_discount: optional("number"),
         auction_details: optional("object"),
       },
@@ -85,8 +106,8 @@ function listingObjects(at: string): ObjectContract[] {
         float_value: usually("number"),
         paint_seed: usually("int"),
         def_index: usually("int"),
-        paint_index: optional("int"),
-        wear_name: optional("string"),
+        paint_index: usually("int"),
+        wear_name: usually("string"),
         is_statcounter: optional("boolean"),
         is_souvenir: optional("boolean"),
         stickers: optional("list"),
@@ -102,15 +123,15 @@ function listingObjects(at: string): ObjectContract[] {
       known: keys(AuctionDetails),
       fields: {
         expires_at: usually("timestamp"),
-        min_next_bid: usually("cents", ["bid"]),
-        reserve_price: optional("cents", ["bid"]),
+        min_next_bid: usually("cents", SPENDS),
+        reserve_price: optional("cents", SPENDS),
         top_bid: optional("object"),
       },
     },
     {
       at: below(at, "auction_details.top_bid"),
       known: keys(Bid),
-      fields: { id: always("id"), price: always("cents", ["bid"]) },
+      fields: { id: always("id"), price: always("cents", SPENDS) },
     },
   ];
 }
@@ -120,7 +141,7 @@ const aggregate = (at: string): ObjectContract[] => [
     at,
     known: keys(BuyOrderAggregate),
     fields: {
-      price: always("cents", ["buyOrder"]),
+      price: always("cents", SPENDS),
       qty: always("int"),
       market_hash_name: optional("string"),
       expression: optional("string"),
@@ -136,7 +157,7 @@ const buyOrder = (at: string): ObjectContract[] => [
     known: keys(BuyOrder),
     fields: {
       id: always("id"),
-      price: always("cents", ["buyOrder"]),
+      price: always("cents", SPENDS),
       qty: always("int"),
       market_hash_name: optional("string"),
       expression: optional("string"),
@@ -187,7 +208,7 @@ export const CONTRACTS: readonly RouteContract[] = [
       {
         at: "[]",
         known: keys(Bid),
-        fields: { id: always("id"), price: always("cents", ["bid"]), created_at: optional("timestamp") },
+        fields: { id: always("id"), price: always("cents", SPENDS), created_at: optional("timestamp") },
       },
     ],
   },
@@ -253,9 +274,9 @@ export const CONTRACTS: readonly RouteContract[] = [
         fields: {
           id: always("id"),
           contract_id: always("id"),
-          price: always("cents", ["offer"]),
+          price: always("cents", SPENDS),
           state: optional("string"),
-          contract_price: optional("cents", ["offer"]),
+          contract_price: optional("cents", SPENDS),
         },
       },
     ],
