@@ -196,7 +196,10 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
 
   const me = await probe("getMe", {}, "main");
   // Two broad samples of the market (no item filter): fields that are only usually there must show.
-  const page = await probe("searchListings", {}, "main", { query: { limit: "50" }, broad: true });
+  const page = await probe("searchListings", {}, "main", {
+    query: { limit: "50", sort_by: "most_recent" },
+    broad: true,
+  });
   const auctions = await probe("searchListings", {}, "main", {
     query: { limit: "50", type: "auction", sort_by: "expires_soon" },
     broad: true,
@@ -205,8 +208,11 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
     ...objectsAt(listify(page.body), "data[]"),
     ...objectsAt(listify(auctions.body), "data[]"),
   ];
-  const listing = listings.find((l) => isId(l["id"]));
-  const auction = objectsAt(listify(auctions.body), "data[]").find((l) => isId(l["id"]));
+  // Ids of listings the bot can read, when there are any: one odd listing must not be the sample.
+  const pick = (from: Record<string, unknown>[]) =>
+    from.find((l) => isId(l["id"]) && s.Listing.safeParse(l).success) ?? from.find((l) => isId(l["id"]));
+  const listing = pick(listings);
+  const auction = pick(objectsAt(listify(auctions.body), "data[]"));
   const item =
     opts.item ?? listings.map((l) => text(objectsAt(l, "item")[0]?.["market_hash_name"])).find(Boolean);
   // A stall the key may read: a seller who shows theirs, else the caller's own.

@@ -13,6 +13,8 @@ export interface DoctorReport {
   readonly endpoints: readonly ProbeResult[];
   /** Every serious drift, endpoint by endpoint. */
   readonly drift: readonly (DriftFinding & { readonly endpoint: string; readonly key: string })[];
+  /** Single elements the bot would leave out of a list (it reads around them): listed, not an error. */
+  readonly unreadableElements: readonly { readonly endpoint: string; readonly field: string }[];
   /** Fields the bot does not know: listed, not an error. */
   readonly unknownFields: readonly {
     readonly endpoint: string;
@@ -51,6 +53,13 @@ export function buildReport(baseUrl: string, results: readonly ProbeResult[]): D
     ok: drift.length === 0 && !unreachable,
     endpoints: results,
     drift,
+    unreadableElements: dedupe(
+      results.flatMap((r) =>
+        r.findings
+          .filter((f) => f.kind === "unreadable" && !isSerious(f))
+          .map((f) => ({ endpoint: r.endpoint, field: f.field })),
+      ),
+    ),
     unknownFields: [...unknown.values()],
     verdicts: judgeFeatures(results),
   };
@@ -95,6 +104,11 @@ export function renderTable(report: DoctorReport): string {
     );
   }
   lines.push("");
+  if (report.unreadableElements.length > 0) {
+    lines.push("Unreadable elements (left out of their list, as the bot does; listed, not an error):");
+    for (const u of report.unreadableElements) lines.push(`  ${u.endpoint}  ${u.field}`);
+    lines.push("");
+  }
   if (report.unknownFields.length > 0) {
     lines.push("Unknown fields (new to the bot; listed, not an error):");
     for (const u of report.unknownFields)
@@ -132,11 +146,20 @@ function rateText(r: ProbeResult): string {
 function contractText(r: ProbeResult): string {
   if (r.status === "skipped") return `skipped: ${r.note ?? ""}`;
   const serious = r.findings.filter(isSerious).length;
-  const unknown = r.findings.length - serious;
+  const unknown = r.findings.filter((f) => f.kind === "unknown").length;
+  const unreadable = r.findings.length - serious - unknown;
   const parts = [serious === 0 ? "ok" : `${serious} drift`];
+  if (unreadable > 0) parts.push(`${unreadable} unreadable element kind(s)`);
   if (unknown > 0) parts.push(`${unknown} unknown`);
   if (r.note !== undefined) parts.push(r.note);
   return parts.join(", ");
+}
+
+function dedupe<T extends { endpoint: string; field: string }>(rows: readonly T[]): T[] {
+  const seen = new Map<string, T>();
+  for (const row of rows)
+    if (!seen.has(`${row.endpoint} ${row.field}`)) seen.set(`${row.endpoint} ${row.field}`, row);
+  return [...seen.values()];
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {

@@ -166,9 +166,14 @@ const FEATURES: readonly Feature[] = [
   },
 ];
 
-/** Drift that costs something: unknown fields are listed, never counted against a feature. */
+/**
+ * Drift that costs something. Unknown fields are listed, never counted; so are single unreadable
+ * elements, which the bot reads around (a change of contract shows as missing or retyped fields in
+ * most elements). An answer unreadable as a whole is serious.
+ */
 export function isSerious(finding: DriftFinding): boolean {
-  return finding.kind !== "unknown";
+  if (finding.kind === "unknown") return false;
+  return finding.kind !== "unreadable" || finding.field === "(root)";
 }
 
 export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[] {

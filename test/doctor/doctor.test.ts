@@ -62,6 +62,18 @@ describe("the doctor against a marketplace that behaves as the live service is k
     expect(Number(listings?.rateLimit?.limit)).toBeGreaterThan(0);
   });
 
+  it("GIVEN an odd and an unreadable listing among the normal ones (as live) WHEN the doctor runs THEN the unreadable one is listed, nothing is called drift and it exits 0", async () => {
+    sandbox.control.createOddListing();
+    const { id } = sandbox.control.createUnreadableListing();
+
+    const { report, exitCode } = await runDoctor(config);
+
+    expect(report.drift).toEqual([]);
+    expect(exitCode).toBe(0);
+    expect(report.unreadableElements).toContainEqual({ endpoint: "GET /listings", field: "listing: price" });
+    expect(id).toMatch(/^\d+$/);
+  });
+
   it("GIVEN a doctor run WHEN the sandbox's received requests are listed THEN every one was a read (GET, or the POST that only reads similar orders)", async () => {
     sandbox.control.resetStats();
 

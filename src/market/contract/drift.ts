@@ -133,7 +133,8 @@ export function createContractDrift(opts: {
     active: () => [...byKey.values()],
     moneyHold: (action) => holds.get(action),
     summary() {
-      const serious = [...byKey.values()].filter((d) => d.kind !== "unknown");
+      // Unknown fields and odd elements read around are metrics and logs, not a degraded service.
+      const serious = [...byKey.values()].filter((d) => d.kind !== "unknown" && d.kind !== "unreadable");
       if (serious.length === 0) return undefined;
       const shown = serious.slice(0, 5).map((d) => `${d.endpoint} ${d.field} (${d.kind})`);
       const more = serious.length > shown.length ? ` and ${serious.length - shown.length} more` : "";

@@ -84,7 +84,8 @@ function listingObjects(at: string): ObjectContract[] {
   return [
     {
       at,
-      known: keys(Listing),
+      // `private` is a listing's own flag (set when selling); the bot does not read it.
+      known: [...keys(Listing), "private"],
       fields: {
         id: always("id"),
         type: always("string"),
