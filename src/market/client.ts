@@ -2,14 +2,11 @@
 // path and query, and decoding the answer. The only code that builds marketplace URLs; sending,
 // pacing and retries live in transport.ts, error mapping in errorMapping.ts.
 import type { z } from "zod";
-import { createContractDrift } from "./contract/drift.ts";
-import { inspectBody } from "./contract/inspect.ts";
-import { EXPECTED_RESET_UNIT, headerValue, inferResetUnit } from "./contract/resetUnit.ts";
-import { ITEM_FILTERS, contractOf } from "./contract/rules.ts";
-import type { MoneyAction } from "./contract/rules.ts";
+import { headerValue } from "./contract/resetUnit.ts";
+import { ITEM_FILTERS } from "./contract/rules.ts";
+import { createContractWatch } from "./contract/watch.ts";
 import { checked, decodeStrict } from "./errorMapping.ts";
 import type { RawResponse } from "./errorMapping.ts";
-import { MarketError } from "./errors.ts";
 import { LruCache } from "./lruCache.ts";
 import * as paging from "./pagination.ts";
 import type { Priority } from "./scheduler.ts";
@@ -43,24 +40,8 @@ const DEFAULTS = {
 
 export function createMarketClient(options: MarketClientOptions): MarketClient {
   const log = options.logger.child({ module: "market" });
-  const drift = createContractDrift({
-    logger: options.logger,
-    onEvent: (event) => options.metrics?.onDrift?.(event),
-  });
-  const outer = options.metrics;
-  // Every answer's status feeds the drift watch (a route gone shows as 404) before the caller's metrics.
-  const transport = createTransport(
-    {
-      ...options,
-      metrics: {
-        onCall(event) {
-          if (typeof event.status === "number") drift.observeStatus(event.endpoint, event.status);
-          outer?.onCall(event);
-        },
-      },
-    },
-    log,
-  );
+  const watch = createContractWatch(options.logger, options.metrics);
+  const transport = createTransport({ ...options, metrics: watch.metrics }, log);
   const buyOrdersCache = new LruCache<string, { etag: string; value: BuyOrderAggregate[] }>(
     options.etagCacheSize ?? DEFAULTS.etagCacheSize,
   );
@@ -100,45 +81,11 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     schema: S,
     sample: { broad?: boolean } = {},
   ): z.output<S> {
-    watchContract(route, res, sample);
+    watch.answer(route, res, sample);
     const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema));
     if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
-    drift.observeUnreadable(
-      endpointOf(route),
-      dropped.map((d) => `${d.what}: ${d.path}`),
-    );
+    watch.dropped(route, dropped);
     return value;
-  }
-
-  /**
-   * Compares the answer with what the bot reads (src/market/contract/): a second JSON.parse of a
-   * body already in memory, a small price for hearing about a renamed field the day it happens.
-   */
-  function watchContract(route: RouteName, res: RawResponse, sample: { broad?: boolean }): void {
-    const endpoint = endpointOf(route);
-    const unit = inferResetUnit(headerValue(res.headers["x-ratelimit-reset"]));
-    drift.observeHeader(
-      endpoint,
-      unit === undefined || unit === EXPECTED_RESET_UNIT
-        ? undefined
-        : { kind: "type", field: "header:x-ratelimit-reset", expected: EXPECTED_RESET_UNIT, seen: unit },
-    );
-    const contract = contractOf(route);
-    if (contract === undefined) return;
-    const body = parseJsonOrUndefined(res.text);
-    if (body === undefined) return;
-    drift.observe(endpoint, inspectBody(contract, body, sample));
-  }
-
-  /** Money actions refuse while an amount they spend from may have changed meaning: never a guess. */
-  function holdMoney(action: MoneyAction, route: RouteName): void {
-    const held = drift.moneyHold(action);
-    if (held === undefined) return;
-    throw new MarketError({
-      kind: "contract_drift",
-      endpoint: endpointOf(route),
-      detail: `held by drift on ${held.endpoint} ${held.field} (${held.kind})`,
-    });
   }
 
   function forKey(rawKey: string | undefined, bound: { priority?: Priority } = {}): MarketApi {
@@ -224,7 +171,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         empty("bulkDelist", {}, { body: checked("bulkDelist", req.BulkDelistBody, { contract_ids: ids }) }),
 
       buyListings: async (body) => {
-        holdMoney("buy", "buyListings");
+        watch.holdMoney("buy", "buyListings");
         const res = await call("buyListings", {}, { body: checked("buyListings", req.BuyBody, body) });
         // The spec does not show this body. The purchase happened, so an unreadable answer must not
         // turn into an error that invites a second buy: report no trades and let callers re-read.
@@ -237,7 +184,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         return [];
       },
       placeBid: async (id, maxPrice) => {
-        holdMoney("bid", "placeBid");
+        watch.holdMoney("bid", "placeBid");
         return json("placeBid", { listing_id: id }, s.BidReceipt, {
           body: checked("placeBid", req.BidBody, { max_price: maxPrice }),
         });
@@ -263,13 +210,13 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
           query: checked("getBuyOrdersForItem", req.BuyOrdersForItemQuery, q),
         }),
       createBuyOrder: async (body) => {
-        holdMoney("buyOrder", "createBuyOrder");
+        watch.holdMoney("buyOrder", "createBuyOrder");
         return json("createBuyOrder", {}, s.BuyOrder, {
           body: checked("createBuyOrder", req.NewBuyOrder, body),
         });
       },
       updateBuyOrder: async (id, desired) => {
-        holdMoney("buyOrder", "updateBuyOrder");
+        watch.holdMoney("buyOrder", "updateBuyOrder");
         const { max_price, quantity, constraints } = checked("updateBuyOrder", req.BuyOrderState, desired);
         return json("updateBuyOrder", { order_id: id }, s.BuyOrder, {
           body: { max_price, quantity, ...flatConstraints(constraints) },
@@ -291,14 +238,14 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         }),
 
       createOffer: async (body) => {
-        holdMoney("offer", "createOffer");
+        watch.holdMoney("offer", "createOffer");
         const offer = checked("createOffer", req.NewOffer, body);
         return json("createOffer", {}, s.Offer, {
           body: { ...offer, cancel_previous_offer: offer.cancel_previous_offer ?? false },
         });
       },
       counterOffer: async (id, price) => {
-        holdMoney("offer", "counterOffer");
+        watch.holdMoney("offer", "counterOffer");
         return json("counterOffer", { offer_id: id }, s.Offer, {
           body: checked("counterOffer", req.PriceBody, { price }),
         });
@@ -350,7 +297,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     forKey,
     rateLimitState: (key, endpoint) =>
       transport.rateLimitState(keyFingerprint(key === "" ? undefined : key), endpoint),
-    contractDrift: drift,
+    contractDrift: watch.drift,
     close: () => transport.close(),
   };
 }
