@@ -1,7 +1,6 @@
 // The doctor's read-only tour of the marketplace: every endpoint the bot reads, called once with
 // the operator's key (and the account routes again with a second user's key), each answer compared
 // with what the bot reads. Writes are impossible here: the routes come from READ_ROUTES only.
-import { request } from "undici";
 import type { z } from "zod";
 import { inspectBody, objectsAt } from "../market/contract/inspect.ts";
 import type { DriftFinding } from "../market/contract/inspect.ts";
@@ -11,6 +10,7 @@ import { contractOf } from "../market/contract/rules.ts";
 import { ROUTES, buildPath, endpointOf } from "../market/routes.ts";
 import type { Endpoint, PathParams, RouteName } from "../market/routes.ts";
 import * as s from "../market/schemas.ts";
+import { send } from "./http.ts";
 
 /** The only routes the doctor may call: reads, and the one POST that only reads. */
 export const READ_ROUTES = [
@@ -32,6 +32,9 @@ export const READ_ROUTES = [
   "getWatchlist",
 ] as const satisfies readonly RouteName[];
 export type ReadRoute = (typeof READ_ROUTES)[number];
+
+/** Routes outside the spec the bot uses best-effort: their absence is noted, not drift. */
+const BEST_EFFORT: ReadonlySet<ReadRoute> = new Set(["getMe"]);
 
 /** How the bot decodes each answer: unreadable elements are drift too. */
 const SCHEMAS: Record<ReadRoute, z.ZodType> = {
@@ -104,41 +107,30 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
     const endpoint = endpointOf(route);
     const url = new URL(`${base.origin}${prefix}${buildPath(route, params)}`);
     for (const [name, value] of Object.entries(extra.query ?? {})) url.searchParams.set(name, value);
-    const started = performance.now();
-    let status: number;
-    let text: string;
-    let headers: Record<string, string | string[] | undefined>;
-    try {
-      const res = await request(url, {
-        method: def.method,
-        headers: {
-          authorization: key === "main" ? opts.apiKey : (opts.secondApiKey ?? ""),
-          accept: "application/json",
-          ...(extra.body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: extra.body === undefined ? null : JSON.stringify(extra.body),
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-      status = res.statusCode;
-      headers = res.headers;
-      text = await res.body.text();
-    } catch (error) {
-      const timedOut =
-        error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    const sent = await send(url, {
+      method: def.method,
+      key: key === "main" ? opts.apiKey : (opts.secondApiKey ?? ""),
+      body: extra.body,
+      timeoutMs: opts.timeoutMs,
+    });
+    if ("failed" in sent) {
       const result: ProbeResult = {
         route,
         endpoint,
         key,
-        status: timedOut ? "timeout" : "network",
-        latencyMs: Math.round(performance.now() - started),
+        status: sent.failed,
+        latencyMs: sent.latencyMs,
         rateLimit: undefined,
         findings: [],
-        note: timedOut ? `no answer within ${opts.timeoutMs} ms` : "could not reach the marketplace",
+        note:
+          sent.failed === "timeout"
+            ? `no answer within ${opts.timeoutMs} ms`
+            : "could not reach the marketplace",
       };
       results.push(result);
       return { result, body: undefined };
     }
-    const latencyMs = Math.round(performance.now() - started);
+    const { status, headers, text, latencyMs } = sent;
     const rateLimit = readRateLimit(headers);
     const findings: DriftFinding[] = [];
     if (rateLimit.resetUnit !== undefined && rateLimit.resetUnit !== EXPECTED_RESET_UNIT) {
@@ -163,9 +155,16 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
         });
       }
       if (body !== undefined) findings.push(...inspect(route, body, extra.broad ?? false));
+    } else if (BEST_EFFORT.has(route) && status !== 401 && status !== 429 && status < 500) {
+      // Not in the spec: the bot only greets the user with it, so its absence is no drift.
+      note = `not offered here (status ${status}); the bot reads it best-effort`;
     } else {
       findings.push({ kind: "status", field: "(status)", expected: "2xx", seen: `status ${status}` });
       note = errorNote(status);
+    }
+    if (sent.waitedMs > 0) {
+      const waited = `waited ${Math.round(sent.waitedMs / 1000)} s for the rate limit`;
+      note = note === undefined ? waited : `${note}; ${waited}`;
     }
     const result: ProbeResult = {
       route,
@@ -256,7 +255,7 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
 
   await probe("getMyBuyOrders", {}, "main");
   await probe("getOffersTimeline", {}, "main");
-  const trades = await probe("getMyTrades", {}, "main", { query: { limit: "50" } });
+  const trades = await probe("getMyTrades", {}, "main");
   const trade = objectsAt(trades.body, "trades[]").find((t) => isId(t["id"]));
   if (trade !== undefined) await probe("getTrade", { trade_id: String(trade["id"]) }, "main");
   else skip("getTrade", "main", "this account has no trade to read");

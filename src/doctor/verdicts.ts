@@ -44,7 +44,13 @@ const AUCTION = [
 ];
 
 const FEATURES: readonly Feature[] = [
-  { name: "/account", kind: "command", needs: [{ route: "getMe" }] },
+  {
+    name: "/account",
+    kind: "command",
+    // Linking checks the key with one ledger read; who-am-i only greets the user by name.
+    needs: [{ route: "getTransactions" }],
+    extras: [{ route: "getMe", loses: "the account's name and platform id" }],
+  },
   {
     name: "/search",
     kind: "command",
@@ -201,6 +207,8 @@ export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[]
         if (relevant) out.push(`${probe.endpoint} ${f.field} ${f.kind}`);
       }
       if (typeof probe.status !== "number") out.push(`${probe.endpoint} ${probe.status}`);
+      else if (probe.status < 200 || probe.status >= 300)
+        out.push(`${probe.endpoint} status ${probe.status}`);
     }
     return [...new Set(out)];
   }

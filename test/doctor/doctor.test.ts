@@ -74,6 +74,38 @@ describe("the doctor against a marketplace that behaves as the live service is k
     expect(id).toMatch(/^\d+$/);
   });
 
+  it("GIVEN a marketplace without the who-am-i route (it is not in the spec) WHEN the doctor runs THEN that is a note, /account is degraded, and it exits 0", async () => {
+    const { report, exitCode } = await doctorWith({ dropRoutes: ["GET /me"] });
+
+    expect(exitCode).toBe(0);
+    expect(report.drift).toEqual([]);
+    expect(report.endpoints.find((e) => e.endpoint === "GET /me")?.note).toMatch(
+      /^not offered here \(status 404\)/,
+    );
+    expect(verdictOf(report, "/account")).toEqual({
+      name: "/account",
+      kind: "command",
+      verdict: "degraded",
+      because: ["the account's name and platform id"],
+    });
+  });
+
+  it("GIVEN the service answers 429 once WHEN the doctor reads that route THEN it waits the Retry-After, reads again and exits 0", async () => {
+    sandbox.control.injectFault({
+      path: "/me/offers-timeline",
+      kind: "rate_limit",
+      retryAfterSeconds: 1,
+      times: 1,
+    });
+
+    const { report, exitCode } = await runDoctor({ ...config, secondApiKey: undefined });
+
+    expect(exitCode).toBe(0);
+    const timeline = report.endpoints.find((e) => e.endpoint === "GET /me/offers-timeline");
+    expect(timeline?.status).toBe(200);
+    expect(timeline?.note).toBe("waited 1 s for the rate limit");
+  });
+
   it("GIVEN a doctor run WHEN the sandbox's received requests are listed THEN every one was a read (GET, or the POST that only reads similar orders)", async () => {
     sandbox.control.resetStats();
 
