@@ -34,8 +34,18 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function doctorWith(drift: DriftSpec): Promise<{ report: DoctorReport; exitCode: number }> {
-  sandbox.control.setDrift(drift);
+/** Drift asked for as a tester would: over the sandbox's control API. */
+async function drift(spec: DriftSpec): Promise<void> {
+  const res = await fetch(`${sandbox.controlUrl}/drift`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(spec),
+  });
+  expect(res.status).toBe(200);
+}
+
+async function doctorWith(spec: DriftSpec): Promise<{ report: DoctorReport; exitCode: number }> {
+  await drift(spec);
   return runDoctor(config);
 }
 
@@ -189,7 +199,7 @@ describe("the doctor against a marketplace changed without notice", () => {
   });
 
   it("GIVEN the same changes at once WHEN the doctor runs as `npm run doctor -- --json` THEN it names each, exits 1 and prints no key", async () => {
-    sandbox.control.setDrift({
+    await drift({
       renameFields: { "item.market_hash_name": "name" },
       retypeFields: { price: "dollars" },
       dropRoutes: ["GET /history/{market_hash_name}/sales"],
