@@ -141,12 +141,22 @@ describe("the doctor against a marketplace that behaves as the live service is k
 describe("the doctor against a marketplace changed without notice", () => {
   it("GIVEN item fields renamed WHEN the doctor runs THEN it names each missing field with the likely rename, marks /search broken and exits 1", async () => {
     const { report, exitCode } = await doctorWith({
-      renameFields: { "item.market_hash_name": "name", "item.float_value": "float" },
+      renameFields: {
+        "item.market_hash_name": "name",
+        "item.float_value": "float",
+        "item.paint_seed": "pattern",
+        "item.stickers": "applied_stickers",
+      },
     });
 
     expect(exitCode).toBe(1);
     expect(driftOf(report, "GET /listings")).toEqual(
-      expect.arrayContaining(["data[].item.market_hash_name missing", "data[].item.float_value missing"]),
+      expect.arrayContaining([
+        "data[].item.market_hash_name missing",
+        "data[].item.float_value missing",
+        "data[].item.paint_seed missing",
+        "data[].item.stickers missing",
+      ]),
     );
     expect(driftOf(report, "GET /listings/{listing_id}")).toContain("item.market_hash_name missing");
     const renamed = report.drift.find((d) => d.field === "data[].item.market_hash_name");

@@ -93,7 +93,7 @@ function listingObjects(at: string): ObjectContract[] {
         state: always("string"),
         item: always("object"),
         seller: optional("object"),
-        created_at: optional("timestamp"),
+        created_at: usually("timestamp"),
         min_offer_price: optional("cents", SPENDS),
         max_offer_discount: optional("number"),
         auction_details: optional("object"),
@@ -104,14 +104,17 @@ function listingObjects(at: string): ObjectContract[] {
       known: keys(Item),
       fields: {
         market_hash_name: always("string"),
+        // What rules and searches filter on: a broad sample of the market shows each of them.
         float_value: usually("number"),
         paint_seed: usually("int"),
         def_index: usually("int"),
         paint_index: usually("int"),
         wear_name: usually("string"),
-        is_statcounter: optional("boolean"),
-        is_souvenir: optional("boolean"),
-        stickers: optional("list"),
+        rarity: usually("int"),
+        collection: usually("string"),
+        is_statcounter: usually("boolean"),
+        is_souvenir: usually("boolean"),
+        stickers: usually("list"),
         keychains: optional("list"),
         inspect_link: optional("string"),
         phase: optional("string"),
@@ -190,7 +193,8 @@ export const CONTRACTS: readonly RouteContract[] = [
     route: "getMe",
     root: "object",
     objects: [
-      { at: "", known: ["user", "balance", ...keys(UserSummary)], fields: { balance: optional("number") } },
+      // The balance is cents shown to the user: a dollar amount would read a hundred times too small.
+      { at: "", known: ["user", "balance", ...keys(UserSummary)], fields: { balance: optional("int") } },
     ],
   },
   {
