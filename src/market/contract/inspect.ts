@@ -111,9 +111,9 @@ function mostCommon(shapes: readonly string[]): string {
   return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
 }
 
-/** At least half: a single element of a one-element answer counts, one odd listing in fifty does not. */
+/** More than half: a one-element answer counts, one odd trade in two or listing in fifty does not. */
 function mostly(count: number, of: number): boolean {
-  return count > 0 && count * 2 >= of;
+  return count * 2 > of;
 }
 
 /** Beside a missing field: the unknown fields of the same type (a rename, likely), else the names present. */
