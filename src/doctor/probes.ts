@@ -158,6 +158,9 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
     } else if (BEST_EFFORT.has(route) && status !== 401 && status !== 429 && status < 500) {
       // Not in the spec: the bot only greets the user with it, so its absence is no drift.
       note = `not offered here (status ${status}); the bot reads it best-effort`;
+    } else if (status === 403 && def.path.includes("{")) {
+      // One resource this key may not see (a private stall): about that resource, not the route.
+      note = "this one is not visible to this key (403); the route answered";
     } else {
       findings.push({ kind: "status", field: "(status)", expected: "2xx", seen: `status ${status}` });
       note = errorNote(status);

@@ -182,6 +182,12 @@ export function isSerious(finding: DriftFinding): boolean {
   return finding.kind !== "unreadable" || finding.field === "(root)";
 }
 
+/** Answered, but not with what could be checked: a best-effort route absent, one resource hidden (403). */
+function unavailable(probe: ProbeResult): boolean {
+  if (typeof probe.status !== "number" || (probe.status >= 200 && probe.status < 300)) return false;
+  return !probe.findings.some((f) => f.kind === "status");
+}
+
 export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[] {
   const byRoute = new Map<ReadRoute, ProbeResult[]>();
   for (const r of results) byRoute.set(r.route, [...(byRoute.get(r.route) ?? []), r]);
@@ -207,8 +213,6 @@ export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[]
         if (relevant) out.push(`${probe.endpoint} ${f.field} ${f.kind}`);
       }
       if (typeof probe.status !== "number") out.push(`${probe.endpoint} ${probe.status}`);
-      else if (probe.status < 200 || probe.status >= 300)
-        out.push(`${probe.endpoint} status ${probe.status}`);
     }
     return [...new Set(out)];
   }
@@ -228,10 +232,13 @@ export function judgeFeatures(results: readonly ProbeResult[]): FeatureVerdict[]
     }
     if (broken.length > 0)
       return { name: feature.name, kind: feature.kind, verdict: "broken", because: [...new Set(broken)] };
-    const lost = (feature.extras ?? []).filter((e) => problems(e).length > 0).map((e) => e.loses);
+    const lost = (feature.extras ?? [])
+      .filter((e) => problems(e).length > 0 || (byRoute.get(e.route) ?? []).some(unavailable))
+      .map((e) => e.loses);
     for (const need of feature.needs) {
-      const skipped = (byRoute.get(need.route) ?? []).find((p) => p.status === "skipped");
-      if (skipped !== undefined) lost.push(`not checked: ${skipped.endpoint} (${skipped.note ?? "skipped"})`);
+      const unchecked = (byRoute.get(need.route) ?? []).find((p) => p.status === "skipped" || unavailable(p));
+      if (unchecked !== undefined)
+        lost.push(`not checked: ${unchecked.endpoint} (${unchecked.note ?? "skipped"})`);
     }
     const header = feature.needs.some((n) =>
       (byRoute.get(n.route) ?? []).some((p) => p.findings.some((f) => f.field.startsWith("header:"))),

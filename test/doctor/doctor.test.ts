@@ -100,6 +100,21 @@ describe("the doctor against a marketplace that behaves as the live service is k
     });
   });
 
+  it("GIVEN the stall read answers 403 (a private stall) WHEN the doctor runs THEN that is a note, /stall is degraded as not checked, and it exits 0", async () => {
+    sandbox.control.injectFault({ path: "/users/*/stall", kind: "status", status: 403, times: 1 });
+
+    const { report, exitCode } = await runDoctor({ ...config, secondApiKey: undefined });
+
+    expect(exitCode).toBe(0);
+    expect(report.endpoints.find((e) => e.endpoint === "GET /users/{platform_id}/stall")?.note).toMatch(
+      /403/,
+    );
+    expect(verdictOf(report, "/stall")?.verdict).toBe("degraded");
+    expect(verdictOf(report, "/stall")?.because[0]).toMatch(
+      /^not checked: GET \/users\/\{platform_id\}\/stall/,
+    );
+  });
+
   it("GIVEN the service answers 429 once WHEN the doctor reads that route THEN it waits the Retry-After, reads again and exits 0", async () => {
     sandbox.control.injectFault({
       path: "/me/offers-timeline",

@@ -24,7 +24,7 @@ export interface Inspection {
 }
 
 /** Below this many objects, a field that is only "usually" there says nothing by its absence. */
-export const USUALLY_SAMPLE = 10;
+export const USUALLY_SAMPLE = 5;
 
 /**
  * `broad`: the answer is a sample of the whole market (a search without item filters), where a
