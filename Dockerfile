@@ -42,6 +42,10 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 RUN mkdir -p /data && chown node:node /data
+# `docker compose run --rm bot doctor [--json]` replaces CMD with "doctor": this command on PATH runs
+# the contract doctor (src/doctor/cli.ts) instead of the bot. Read-only against MARKET_BASE_URL.
+RUN printf '#!/bin/sh\nexec node /app/dist/src/doctor/cli.js "$@"\n' > /usr/local/bin/doctor \
+ && chmod 755 /usr/local/bin/doctor
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/prisma/migrations ./prisma/migrations

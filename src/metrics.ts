@@ -6,7 +6,7 @@ import type { ListingsMatchedEvent } from "./alerts/engineContract.ts";
 import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";
-import type { MarketCallEvent, MarketDroppedEvent, MarketMetrics } from "./market/client.ts";
+import type { DriftEvent, MarketCallEvent, MarketDroppedEvent, MarketMetrics } from "./market/client.ts";
 import { registerDatabaseMetrics, type DatabaseMetrics } from "./metricsDatabase.ts";
 import { withTimeout } from "./util/timeout.ts";
 
@@ -88,6 +88,19 @@ export function createMetrics(options: MetricsOptions): Metrics {
     name: "market_unreadable_elements_total",
     help: "Elements of marketplace answers that could not be read and were left out (the rest was used), by endpoint template and element.",
     labelNames: ["endpoint", "what"] as const,
+    registers,
+  });
+  // Alert rules key on these names and labels (kind: missing|type|unknown|unreadable|status).
+  const contractDrift = new Gauge({
+    name: "market_contract_drift",
+    help: "1 while a marketplace answer differs from what the bot reads (by endpoint template, field path and kind: missing, type, unknown, unreadable, status), 0 once it is over.",
+    labelNames: ["endpoint", "field", "kind"] as const,
+    registers,
+  });
+  const contractDriftEvents = new Counter({
+    name: "market_contract_drift_events_total",
+    help: "Contract drifts first seen, by endpoint template, field path and kind.",
+    labelNames: ["endpoint", "field", "kind"] as const,
     registers,
   });
   const rateLimitWait = new Counter({
@@ -231,6 +244,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     onDropped(event: MarketDroppedEvent) {
       unreadable.inc({ endpoint: event.endpoint, what: event.what }, event.count);
     },
+    onDrift(event: DriftEvent) {
+      const labels = { endpoint: event.endpoint, field: event.field, kind: event.kind };
+      contractDrift.set(labels, event.active ? 1 : 0);
+      if (event.active) contractDriftEvents.inc(labels);
+    },
     observeInteraction(o: InteractionObservation) {
       interactions.inc({ kind: o.kind, outcome: o.outcome });
       if (o.firstResponseMs !== undefined) interactionAck.observe({ kind: o.kind }, o.firstResponseMs / 1000);
@@ -299,6 +317,7 @@ export function fanOutMarketMetrics(...sinks: readonly (MarketMetrics | undefine
   return {
     onCall: (event) => live.forEach((s) => s.onCall(event)),
     onDropped: (event) => live.forEach((s) => s.onDropped?.(event)),
+    onDrift: (event) => live.forEach((s) => s.onDrift?.(event)),
   };
 }
 

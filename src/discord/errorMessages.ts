@@ -86,5 +86,7 @@ export function marketErrorText(error: MarketError): string {
       return "The marketplace sent an answer the bot could not read. It has been logged; try again later.";
     case "invalid_argument":
       return "That request could not be sent to the marketplace: one of the values is not accepted.";
+    case "contract_drift":
+      return "Paused for safety: the marketplace changed how it reports prices, and the bot will not guess what an amount means. Nothing was sent. The operator has been alerted; try again once they have checked.";
   }
 }

@@ -91,6 +91,20 @@ export function feedCheck(feed: () => FeedHealth, limitMs: number): HealthCheck 
 }
 
 /**
+ * Drift of the marketplace's answers from what the bot reads: "degraded", not failing. The bot
+ * keeps working where it can (a restart would not fix the service), so the probe stays 200 while
+ * the detail and the body's status say what is lost.
+ */
+export function contractCheck(drift: { summary(): string | undefined }): HealthCheck {
+  return () => {
+    const summary = drift.summary();
+    return summary === undefined
+      ? { ok: true }
+      : { ok: true, degraded: true, detail: `degraded: ${summary}` };
+  };
+}
+
+/**
  * How stale the feed may get: twice the slowest pace it picks on purpose (max(60 s, 10 × interval)
  * after failures or an exhausted rate-limit budget), so a slow but working feed never flaps.
  */

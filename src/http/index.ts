@@ -1,6 +1,6 @@
 // The app's operations endpoint: /healthz checks and /metrics over the app's parts (see src/app.ts).
 import type { AppContext } from "../context.ts";
-import { databaseCheck, feedCheck, feedLagLimitMs, gatewayCheck } from "./health.ts";
+import { contractCheck, databaseCheck, feedCheck, feedLagLimitMs, gatewayCheck } from "./health.ts";
 import { startHttpServer, type HttpServer } from "./server.ts";
 
 export type { HttpServer } from "./server.ts";
@@ -16,6 +16,7 @@ export function startOpsServer(ctx: AppContext): Promise<HttpServer> {
       discord: gatewayCheck(ctx.client),
       database: databaseCheck(ctx.database.pool),
       feed: feedCheck(() => ctx.metrics.feedHealth(), feedLagLimitMs(ctx.config.POLL_INTERVAL_MS)),
+      market: contractCheck(ctx.market.contractDrift),
     },
   });
 }

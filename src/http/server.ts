@@ -35,7 +35,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
       const failing = Object.entries(report.checks).flatMap(([name, r]) => (r.ok ? [] : [name]));
       log.warn({ failing, checks: report.checks }, "health check failing");
     }
-    const body = { status: report.ok ? "ok" : "fail", checks: report.checks };
+    const degraded = Object.values(report.checks).some((r) => r["degraded"] === true);
+    const body = { status: report.ok ? (degraded ? "degraded" : "ok") : "fail", checks: report.checks };
     reply(res, report.ok ? 200 : 503, "application/json; charset=utf-8", JSON.stringify(body), head);
   };
 

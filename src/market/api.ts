@@ -2,6 +2,7 @@
 // events it reports. Implemented by src/market/client.ts; pagination.ts and callers depend on
 // these types only.
 import type { Logger } from "../log.ts";
+import type { ContractDrift, DriftEvent } from "./contract/drift.ts";
 import type { RateLimitState } from "./rateLimit.ts";
 import type {
   BuyBody,
@@ -74,6 +75,8 @@ export interface MarketDroppedEvent {
 export interface MarketMetrics {
   onCall(event: MarketCallEvent): void;
   onDropped?(event: MarketDroppedEvent): void;
+  /** A contract drift started (active) or ended, per endpoint, field and kind. */
+  onDrift?(event: DriftEvent): void;
 }
 
 export interface RetryOptions {
@@ -120,6 +123,8 @@ export interface MarketClient {
   forKey(key: string | undefined, opts?: { priority?: Priority }): MarketApi;
   /** The budget last reported for this key and endpoint; undefined until an answer carried one. */
   rateLimitState(key: string | undefined, endpoint: Endpoint): RateLimitState | undefined;
+  /** Drift of the live answers from what the bot reads, while it lasts (src/market/contract/). */
+  readonly contractDrift: ContractDrift;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,9 @@
 // path and query, and decoding the answer. The only code that builds marketplace URLs; sending,
 // pacing and retries live in transport.ts, error mapping in errorMapping.ts.
 import type { z } from "zod";
+import { headerValue } from "./contract/resetUnit.ts";
+import { ITEM_FILTERS } from "./contract/rules.ts";
+import { createContractWatch } from "./contract/watch.ts";
 import { checked, decodeStrict } from "./errorMapping.ts";
 import type { RawResponse } from "./errorMapping.ts";
 import { LruCache } from "./lruCache.ts";
@@ -17,6 +20,7 @@ import type { BuyOrderAggregate, Listing } from "./schemas.ts";
 import { createTransport } from "./transport.ts";
 import type { CallOptions, Query } from "./transport.ts";
 
+export type { ContractDrift, DriftEvent } from "./contract/drift.ts";
 export type {
   MarketCallEvent,
   MarketDroppedEvent,
@@ -36,7 +40,8 @@ const DEFAULTS = {
 
 export function createMarketClient(options: MarketClientOptions): MarketClient {
   const log = options.logger.child({ module: "market" });
-  const transport = createTransport(options, log);
+  const watch = createContractWatch(options.logger, options.metrics);
+  const transport = createTransport({ ...options, metrics: watch.metrics }, log);
   const buyOrdersCache = new LruCache<string, { etag: string; value: BuyOrderAggregate[] }>(
     options.etagCacheSize ?? DEFAULTS.etagCacheSize,
   );
@@ -70,9 +75,16 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     }
   }
 
-  function decode<S extends z.ZodType>(route: RouteName, res: RawResponse, schema: S): z.output<S> {
+  function decode<S extends z.ZodType>(
+    route: RouteName,
+    res: RawResponse,
+    schema: S,
+    sample: { broad?: boolean } = {},
+  ): z.output<S> {
+    watch.answer(route, res, sample);
     const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema));
     if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
+    watch.dropped(route, dropped);
     return value;
   }
 
@@ -93,9 +105,10 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       route: R,
       params: PathParams<R>,
       schema: S,
-      opts: { query?: Query; body?: unknown } = {},
+      opts: { query?: Query; body?: unknown; broad?: boolean } = {},
     ): Promise<z.output<S>> {
-      return decode(route, await call(route, params, opts), schema);
+      const { broad, ...sent } = opts;
+      return decode(route, await call(route, params, sent), schema, broad === undefined ? {} : { broad });
     }
 
     async function empty<R extends RouteName>(
@@ -112,6 +125,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         const query = checked("searchListings", req.SearchListingsQuery, q);
         const { stickers, ...rest } = query;
         return json("searchListings", {}, s.ListingPage, {
+          broad: ITEM_FILTERS.every((name) => query[name] === undefined),
           query: {
             ...rest,
             stickers: stickers === undefined ? undefined : req.encodeStickerSelectors(stickers),
@@ -157,6 +171,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         empty("bulkDelist", {}, { body: checked("bulkDelist", req.BulkDelistBody, { contract_ids: ids }) }),
 
       buyListings: async (body) => {
+        watch.holdMoney("buy", "buyListings");
         const res = await call("buyListings", {}, { body: checked("buyListings", req.BuyBody, body) });
         // The spec does not show this body. The purchase happened, so an unreadable answer must not
         // turn into an error that invites a second buy: report no trades and let callers re-read.
@@ -168,10 +183,12 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         );
         return [];
       },
-      placeBid: async (id, maxPrice) =>
-        json("placeBid", { listing_id: id }, s.BidReceipt, {
+      placeBid: async (id, maxPrice) => {
+        watch.holdMoney("bid", "placeBid");
+        return json("placeBid", { listing_id: id }, s.BidReceipt, {
           body: checked("placeBid", req.BidBody, { max_price: maxPrice }),
-        }),
+        });
+      },
       getListingBuyOrders: async (id, q = {}) => {
         const query = checked("getListingBuyOrders", req.ListingBuyOrdersQuery, q);
         const cacheKey = `${id}|${query.limit ?? ""}`;
@@ -192,9 +209,14 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         json("getBuyOrdersForItem", {}, s.ItemBuyOrders, {
           query: checked("getBuyOrdersForItem", req.BuyOrdersForItemQuery, q),
         }),
-      createBuyOrder: async (body) =>
-        json("createBuyOrder", {}, s.BuyOrder, { body: checked("createBuyOrder", req.NewBuyOrder, body) }),
+      createBuyOrder: async (body) => {
+        watch.holdMoney("buyOrder", "createBuyOrder");
+        return json("createBuyOrder", {}, s.BuyOrder, {
+          body: checked("createBuyOrder", req.NewBuyOrder, body),
+        });
+      },
       updateBuyOrder: async (id, desired) => {
+        watch.holdMoney("buyOrder", "updateBuyOrder");
         const { max_price, quantity, constraints } = checked("updateBuyOrder", req.BuyOrderState, desired);
         return json("updateBuyOrder", { order_id: id }, s.BuyOrder, {
           body: { max_price, quantity, ...flatConstraints(constraints) },
@@ -216,15 +238,18 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
         }),
 
       createOffer: async (body) => {
+        watch.holdMoney("offer", "createOffer");
         const offer = checked("createOffer", req.NewOffer, body);
         return json("createOffer", {}, s.Offer, {
           body: { ...offer, cancel_previous_offer: offer.cancel_previous_offer ?? false },
         });
       },
-      counterOffer: async (id, price) =>
-        json("counterOffer", { offer_id: id }, s.Offer, {
+      counterOffer: async (id, price) => {
+        watch.holdMoney("offer", "counterOffer");
+        return json("counterOffer", { offer_id: id }, s.Offer, {
           body: checked("counterOffer", req.PriceBody, { price }),
-        }),
+        });
+      },
       getOffersTimeline: async (q = {}) =>
         json("getOffersTimeline", {}, s.OffersTimelinePage, {
           query: checked("getOffersTimeline", req.OffersTimelineQuery, q),
@@ -272,6 +297,7 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     forKey,
     rateLimitState: (key, endpoint) =>
       transport.rateLimitState(keyFingerprint(key === "" ? undefined : key), endpoint),
+    contractDrift: watch.drift,
     close: () => transport.close(),
   };
 }
@@ -298,5 +324,5 @@ function parseJsonOrUndefined(text: string): unknown {
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+  return headerValue(value);
 }

@@ -12,7 +12,9 @@ export type MarketErrorKind =
   | "timeout"
   | "network"
   | "invalid_response"
-  | "invalid_argument";
+  | "invalid_argument"
+  /** Refused before sending: an amount this action spends from may have changed meaning live. */
+  | "contract_drift";
 
 export interface MarketErrorInit {
   kind: MarketErrorKind;

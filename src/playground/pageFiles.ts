@@ -30,6 +30,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/install.js": "install.js",
   "/inventory.js": "inventory.js",
   "/panelParts.js": "panelParts.js",
+  "/driftControls.js": "driftControls.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

@@ -4,7 +4,7 @@ import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import type { RuleView } from "../alerts/rules.ts";
 import { ListingTemplate } from "../sandbox/control.ts";
-import type { DemoUser, FaultSpec, Sandbox } from "../sandbox/index.ts";
+import type { DemoUser, DriftSpec, FaultSpec, Sandbox } from "../sandbox/index.ts";
 import type { DoubleUser } from "./discord/index.ts";
 import { HttpFailure, Id, readJson, UserRef } from "./pageHttp.ts";
 import { listingMatching } from "./ruleListing.ts";
@@ -46,6 +46,24 @@ export const FAULT_KINDS: Readonly<Record<z.infer<typeof FaultBody>["kind"], Omi
   hang: { kind: "hang" },
 };
 
+const DriftBody = z.object({ kind: z.enum(["rename", "money", "route", "reset"]) });
+
+/** The panel's four kinds of contract drift, each added to what the sandbox already changes. */
+export function withDrift(current: DriftSpec, kind: z.infer<typeof DriftBody>["kind"]): DriftSpec {
+  switch (kind) {
+    case "rename":
+      return { ...current, renameFields: { ...current.renameFields, "item.market_hash_name": "name" } };
+    case "money":
+      return { ...current, retypeFields: { ...current.retypeFields, price: "dollars" } };
+    case "route": {
+      const route = "GET /history/{market_hash_name}/sales";
+      return { ...current, dropRoutes: [...new Set([...(current.dropRoutes ?? []), route])] };
+    }
+    case "reset":
+      return { ...current, resetUnit: "epoch-milliseconds" };
+  }
+}
+
 export interface SandboxApiDeps {
   /** The in-process sandbox; absent when MARKET_BASE_URL points at another marketplace. */
   readonly sandbox: Sandbox | undefined;
@@ -71,7 +89,8 @@ export function createSandboxApi(
     const sandbox = needSandbox();
     const demo = demoOf(user);
     const now = sandbox.control.now();
-    if (!demo) return { account: null, now, faults, catalog: sandbox.catalog, inventory: [] };
+    const drift = sandbox.control.drift();
+    if (!demo) return { account: null, now, faults, drift, catalog: sandbox.catalog, inventory: [] };
     return {
       account: {
         platformId: demo.platformId,
@@ -80,6 +99,7 @@ export function createSandboxApi(
       },
       now,
       faults,
+      drift,
       catalog: sandbox.catalog,
       inventory: sandbox.control.inventoryDetails(demo.platformId),
     };
@@ -165,6 +185,14 @@ export function createSandboxApi(
         needSandbox().control.clearFaults();
         faults.length = 0;
         return { faults };
+      case "POST /api/sandbox/drift": {
+        const body = DriftBody.parse(await readJson(req));
+        const control = needSandbox().control;
+        return { drift: control.setDrift(withDrift(control.drift(), body.kind)) };
+      }
+      case "DELETE /api/sandbox/drift":
+        needSandbox().control.clearDrift();
+        return { drift: needSandbox().control.drift() };
       default:
         throw new HttpFailure(404, "not found");
     }

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { catalogItems } from "./catalog.ts";
 import { badRequest } from "./errors.ts";
+import { DriftSpec as DriftSpecBody, type DriftBook, type DriftSpec } from "./drift.ts";
 import { FaultBook, FaultSpec } from "./faults.ts";
 import { IdField, MoneyField, ok, parseBody, Router } from "./http.ts";
 import { buyOrderControl, type BuyOrderControl } from "./control/buyOrders.ts";
@@ -25,6 +26,10 @@ export interface SandboxControl extends ListingControl, BuyOrderControl, TradeCo
   advanceClock(ms: number): number;
   injectFault(spec: FaultSpec): { id: number };
   clearFaults(): void;
+  /** Answers drift from the contract (renamed or retyped fields, routes gone, the reset header's unit) until cleared. */
+  setDrift(spec: DriftSpec): DriftSpec;
+  drift(): DriftSpec;
+  clearDrift(): void;
   stats(): Stats;
   resetStats(): void;
 }
@@ -34,6 +39,7 @@ export function createControl(
   world: World,
   faults: FaultBook,
   stats: { snapshot(): Stats; reset(): void },
+  drift: DriftBook,
 ): SandboxControl {
   return {
     now: () => store.now(),
@@ -50,6 +56,9 @@ export function createControl(
     ...userControl(store),
     injectFault: (spec) => ({ id: faults.add(spec).id }),
     clearFaults: () => faults.clear(),
+    setDrift: (spec) => drift.set(spec),
+    drift: () => drift.current(),
+    clearDrift: () => drift.clear(),
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
   };
@@ -199,6 +208,14 @@ export function buildControlRouter(control: SandboxControl, faults: FaultBook): 
   r.add("DELETE", "/faults", false, () => {
     control.clearFaults();
     return ok({ message: "faults cleared" });
+  });
+  r.add("GET", "/drift", false, () => ok({ drift: control.drift() }));
+  r.add("POST", "/drift", false, (ctx) =>
+    ok({ drift: control.setDrift(parseBody(DriftSpecBody, ctx.body)) }),
+  );
+  r.add("DELETE", "/drift", false, () => {
+    control.clearDrift();
+    return ok({ drift: control.drift() });
   });
   r.add("POST", "/keys/revoke", false, (ctx) => {
     const b = parseBody(z.object({ apiKey: z.string().min(1) }), ctx.body);

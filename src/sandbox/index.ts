@@ -5,6 +5,7 @@ import { pino, type Logger } from "pino";
 import { listenOn } from "../util/listen.ts";
 import { catalogItems } from "./catalog.ts";
 import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
+import { DriftBook } from "./drift.ts";
 import { FaultBook } from "./faults.ts";
 import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
 import { createRng } from "./rng.ts";
@@ -17,6 +18,7 @@ import { StatsBook } from "./stats.ts";
 export type { SandboxControl, ListingTemplate, UserInfo, InventoryAsset } from "./control.ts";
 export type { DemoUser } from "./seed.ts";
 export type { FaultSpec } from "./faults.ts";
+export type { DriftSpec } from "./drift.ts";
 export type { Stats, RouteStats } from "./stats.ts";
 export type { RateLimitOptions } from "./rateLimit.ts";
 export type {
@@ -71,12 +73,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   store.onEventError = (err) => logger.error({ err }, "sandbox scheduled event failed");
   const world = seedWorld(store);
   const faults = new FaultBook();
+  const drift = new DriftBook();
   const stats = new StatsBook();
   const limiter =
     opts.rateLimit === false
       ? new RateLimiter(DEFAULT_RATE_LIMIT, false)
       : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, true);
-  const control = createControl(store, world, faults, stats);
+  const control = createControl(store, world, faults, stats, drift);
   const pending: Pending = { hung: new Set(), timers: new Set() };
   const handler = createHandler(
     {
@@ -86,6 +89,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       limiter,
       ...(opts.addressRateLimit ? { addressLimiter: new AddressLimiter(opts.addressRateLimit) } : {}),
       faults,
+      drift,
       stats,
       logger,
     },

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { ErrorCode, SandboxError } from "./errors.ts";
+import type { DriftBook } from "./drift.ts";
 import type { FaultBook } from "./faults.ts";
 import type { Reply, RequestContext, Router } from "./http.ts";
 import type { AddressLimiter, RateLimiter } from "./rateLimit.ts";
@@ -26,6 +27,8 @@ export interface ServerDeps {
   /** The per-address budget, when the sandbox keeps one. */
   addressLimiter?: AddressLimiter;
   faults: FaultBook;
+  /** Contract drift asked for through the control API: applied to every API answer. */
+  drift: DriftBook;
   stats: StatsBook;
   logger: Logger;
 }
@@ -229,6 +232,9 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
       );
     }
     if (m.error) throw m.error;
+    if (deps.drift.drops(method, m.route.template)) {
+      throw new SandboxError(404, ErrorCode.notFound, `no route for ${method} ${API_PREFIX}${path}`);
+    }
     const ctx: RequestContext<UserRec> = {
       method,
       path,
@@ -249,7 +255,11 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
     rate: Record<string, string>,
   ) {
     deps.stats.record(`${method} ${template}`, reply.status);
-    if (!res.destroyed) send(res, reply, rate);
+    const drifted =
+      reply.status >= 200 && reply.status < 300 && reply.body !== undefined
+        ? { ...reply, body: deps.drift.body(reply.body) }
+        : reply;
+    if (!res.destroyed) send(res, drifted, deps.drift.headers(rate, store.realNow()));
   }
 
   async function controlRequest(

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { createCanvas, loadImage } from "@napi-rs/canvas";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox } from "../../src/sandbox/index.ts";
 import { SHUTDOWN_TIMEOUT_MS } from "../../src/shutdown.ts";
 import { emptyDatabase, type EmptyDatabase } from "../support/db.ts";
 import { startDiscordDouble, textOf, userAnswer, type DiscordDouble } from "../support/discord.ts";
@@ -292,5 +293,27 @@ describe.skipIf(!engine)("the production image on a real engine", () => {
     expect(code, output).toBe("1");
     expect(output).toContain("DATABASE_URL: required here: this installation has no embedded Postgres");
     expect(output, "a configuration message, not a stack trace").not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it("GIVEN a marketplace on the host WHEN the image runs `doctor` (as `docker compose run --rm bot doctor` does) THEN the contract doctor reads it: exit 0 as it is, exit 1 naming a route gone", async () => {
+    const sandbox = await startSandbox();
+    try {
+      const key = sandbox.users[0]?.apiKey ?? "";
+      const args = ["run", "--rm", "--network", "host", "-e", `MARKET_BASE_URL=${sandbox.baseUrl}`];
+      const doctor = [...args, "-e", `MARKET_API_KEY=${key}`, IMAGE, "doctor"];
+      const passed = await docker(...doctor);
+      expect(passed).toContain("Result: OK");
+      expect(passed).not.toContain(key);
+
+      sandbox.control.setDrift({ dropRoutes: ["GET /me/trades"] });
+      const failed = await run("docker", doctor).then(
+        () => undefined,
+        (error: { code?: number; stdout?: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toMatch(/GET \/me\/trades\s+\(status\)\s+status/);
+    } finally {
+      await sandbox.close();
+    }
   }, 60_000);
 });

@@ -41,7 +41,8 @@ describe("GET /healthz on a running bot", () => {
 
     expect(status).toBe(200);
     expect(body.status).toBe("ok");
-    expect(Object.keys(body.checks).sort()).toEqual(["database", "discord", "feed"]);
+    expect(Object.keys(body.checks).sort()).toEqual(["database", "discord", "feed", "market"]);
+    expect(body.checks.market).toEqual({ ok: true });
     expect(body.checks.discord?.ok).toBe(true);
     expect(body.checks.database?.ok).toBe(true);
     expect(body.checks.feed?.ok).toBe(true);

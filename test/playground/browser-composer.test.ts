@@ -219,6 +219,17 @@ describe.skipIf(!chromiumPath)("the playground's composer and chat in a browser"
     await page.locator(".panel-faults li", { hasText: "No faults" }).waitFor({ timeout: UI_WAIT_MS });
   });
 
+  it("GIVEN the Faults card WHEN a contract drift is applied THEN the list names the renamed field; WHEN cleared THEN no drift is left", async () => {
+    await page.locator('select[name="drift"]').selectOption("rename");
+    await page.getByRole("button", { name: "Apply drift" }).click();
+    const listed = page.locator(".panel-drift li").first();
+    await expect
+      .poll(() => listed.textContent(), { timeout: UI_WAIT_MS })
+      .toBe("Field item.market_hash_name renamed to name");
+    await page.getByRole("button", { name: "Clear drift" }).click();
+    await page.locator(".panel-drift li", { hasText: "No drift" }).waitFor({ timeout: UI_WAIT_MS });
+  });
+
   it("GIVEN alice's listing and typed fields in the panel WHEN bob is picked THEN the panel shows none of them", async () => {
     await page.locator('input[name="item"]').fill("Viper SMG | Night Bloom (Lightly Used)");
     await page.locator("#create-listing").click();

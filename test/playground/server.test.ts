@@ -260,6 +260,28 @@ describe("guard rails", () => {
     expect(ledger.transactions[0]?.balance_offset).toBeLessThan(0);
   });
 
+  it("GIVEN the Faults card's contract drift WHEN a renamed item field is applied THEN the state lists it and the bot names the drift; WHEN cleared THEN it is over", async () => {
+    const key = pg.sandbox.users[0]?.apiKey;
+    const market = pg.playground.app.market;
+
+    const applied = await pageApi<{ drift: { renameFields?: Record<string, string> } }>(
+      pg.url,
+      "/api/sandbox/drift",
+      {
+        body: { kind: "rename" },
+      },
+    );
+    expect(applied.status).toBe(200);
+    expect(applied.body.drift.renameFields).toEqual({ "item.market_hash_name": "name" });
+    await market.forKey(key).searchListings({ limit: 50 });
+    expect(market.contractDrift.summary()).toContain("GET /listings data[].item.market_hash_name (missing)");
+
+    const cleared = await pageApi<{ drift: object }>(pg.url, "/api/sandbox/drift", { method: "DELETE" });
+    expect(cleared.body.drift).toEqual({});
+    await market.forKey(key).searchListings({ limit: 50 });
+    expect(market.contractDrift.summary()).toBeUndefined();
+  });
+
   it("GIVEN a request naming another host WHEN it arrives THEN it is refused (no DNS rebinding)", async () => {
     // fetch() will not send a foreign Host header; a plain HTTP request does, as a rebound browser would.
     const status = await new Promise<number>((resolve, reject) => {

@@ -1,4 +1,5 @@
 // The sandbox drawer: the user's key, and buttons that make the marketplace do things (list, outbid, sell, time, faults).
+import { driftControls } from "./driftControls.js";
 import { createInventoryCard } from "./inventory.js";
 import { button, card, faultLabel, field, FAULT_KINDS, FAULT_ROUTES, input, select } from "./panelParts.js";
 import { el } from "./render.js";
@@ -318,7 +319,15 @@ export function createPanel(root, ctx) {
   );
   const faultRow = el("div", "panel-row");
   faultRow.append(inject, clear);
-  const faultCard = card("Faults", field("Route", faultRoute), field("Kind", faultKind), faultRow, faultList);
+  const drift = driftControls(ctx, act, say);
+  const faultCard = card(
+    "Faults",
+    field("Route", faultRoute),
+    field("Kind", faultKind),
+    faultRow,
+    faultList,
+    ...drift.nodes,
+  );
 
   root.append(
     el("h2", "panel-title", "Sandbox marketplace"),
@@ -349,6 +358,7 @@ export function createPanel(root, ctx) {
     }
     showClock(state.now);
     showFaults(state.faults);
+    drift.show(state.drift);
     showCatalog(state.catalog);
     inventory.show(state.inventory);
     await refreshRules();
