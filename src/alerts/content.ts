@@ -9,7 +9,12 @@ import { referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
 
 /** Dedupe keys: one place, so two pollers (or two replicas) can never spell one alert two ways. */
 export const dedupeKey = {
-  listing: (ruleId: number | string, listingId: string) => `listing:${ruleId}:${listingId}`,
+  /**
+   * One alert per listing, user and destination (the user's matching rules share it): DMs have
+   * no channel, a channel alert names its channel.
+   */
+  listing: (userId: number, listingId: string, channelId?: string | null) =>
+    `listing:u${userId}:${listingId}${channelId == null ? "" : `:c${channelId}`}`,
   /** One armed match: what the rule did (or would have done) with the listing. */
   autoBuy: (ruleId: number | string, listingId: string) => `autobuy:${ruleId}:${listingId}`,
   outbid: (userId: number, listingId: string, topBid: string) => `outbid:${userId}:${listingId}:${topBid}`,
