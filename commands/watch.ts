@@ -2,7 +2,7 @@
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading } from "../src/alerts/actions.ts";
 import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
-import { ruleFromOptions, type RuleOptions } from "../src/alerts/ruleFilters.ts";
+import { ruleFromOptions, type RuleOptions } from "../src/alerts/ruleOptions.ts";
 import { tierSeeds } from "../src/alerts/tiers.ts";
 import {
   addRule,
@@ -32,7 +32,8 @@ import {
   runDisarm,
 } from "./watch/arm.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
-import { ADD_OPTIONS } from "./watch/addOptions.ts";
+import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
+import { runEdit } from "./watch/edit.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
@@ -62,6 +63,18 @@ export const command = defineCommand({
         description: "Save a watch rule",
         type: ApplicationCommandOptionType.Subcommand,
         options: [...ADD_OPTIONS],
+      },
+      {
+        name: "edit",
+        description: "Change a rule's item, price, float range, discount or channel; it keeps its history",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [...EDIT_OPTIONS],
+      },
+      {
+        name: "filters",
+        description: "Set a rule's other filters: seeds, tier, profit, fade, blue gem, stickers...",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [...FILTERS_OPTIONS],
       },
       { name: "list", description: "Show your watch rules", type: ApplicationCommandOptionType.Subcommand },
       {
@@ -187,6 +200,8 @@ export const command = defineCommand({
         };
       },
     },
+    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
+    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
     ...TIER_SUBCOMMANDS,
     list: {
       defer: "ephemeral",

@@ -1,0 +1,151 @@
+// /watch edit and /watch filters through Discord: a rule changed in place keeps its id and record,
+// alerts at its new bounds, and a live-armed rule whose edit widens it is disarmed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+import type { StoredMessage } from "../support/discord.ts";
+import { answer, buttonId, isEphemeral, textOf } from "../reliability/support.ts";
+import { uniqueItemName } from "../alerts/engine/world.ts";
+
+let bot: Bot;
+let alice: BotUser;
+
+const engine = () => alertEngineOf(bot);
+
+async function feed(): Promise<void> {
+  await engine().runFeedOnce();
+  await engine().autoBuyer.idle();
+  while ((await engine().runDeliveryOnce()).claimed > 0);
+}
+
+const dmsAbout = (user: BotUser, text: string): StoredMessage[] =>
+  bot.double.dmsTo(user.id).filter((m) => m.interactionId === undefined && textOf(m).includes(text));
+
+const ruleRow = (name: string) => bot.db.prisma.watchRule.findFirstOrThrow({ where: { name } });
+
+async function add(name: string, item: string, maxPrice: number): Promise<void> {
+  const added = await answer(bot.double.slash(alice, "watch add", { name, item, max_price: maxPrice }));
+  expect(textOf(added)).toContain(`Watching: ${name}`);
+}
+
+beforeAll(async () => {
+  bot = await startQuietBot(["alice"]);
+  ({ alice } = bot.users);
+  expect(
+    textOf(
+      await answer(
+        bot.double.slash(alice, "account settings", { per_purchase_cap: "100", daily_cap: "300" }),
+      ),
+    ),
+  ).toContain("Settings saved");
+  await feed();
+});
+
+afterAll(async () => {
+  await bot?.stop();
+});
+
+describe("/watch edit", () => {
+  it("GIVEN a rule under $30 that alerted once WHEN /watch edit raises max_price to $45 THEN the reply shows it before and after, the rule keeps its id and record, AND a $40 listing now alerts", async () => {
+    const item = uniqueItemName("edit price");
+    await add("ember under 30", item, 30);
+    bot.sandbox.control.createListing({ market_hash_name: item, price: 2_000 });
+    await feed();
+    const before = await ruleRow("ember under 30");
+    expect(before.matchCount).toBe(1);
+
+    const reply = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "ember under 30", max_price: 45 }),
+    );
+
+    expect(isEphemeral(reply)).toBe(true);
+    const text = textOf(reply);
+    expect(text).toContain("Edited: ember under 30");
+    expect(text).toMatch(/Before[\s\S]*\$30\.00[\s\S]*After[\s\S]*\$45\.00/);
+    const after = await ruleRow("ember under 30");
+    expect(after.id).toBe(before.id);
+    expect(after.matchCount).toBe(1);
+    expect(after.createdAt).toEqual(before.createdAt);
+
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 4_000 });
+    await feed();
+    const dms = dmsAbout(alice, `Listing ${listing.id}`);
+    expect(dms).toHaveLength(1);
+    expect(textOf(dms[0] as StoredMessage)).toContain("ember under 30");
+    expect((await ruleRow("ember under 30")).matchCount).toBe(2);
+  });
+
+  it("GIVEN a live-armed rule WHEN an edit only lowers its max_price THEN it stays armed, AND WHEN an edit raises it THEN it is disarmed with a message saying /watch arm is needed again", async () => {
+    const item = uniqueItemName("edit armed");
+    await add("armed edit", item, 40);
+    const quote = await answer(
+      bot.double.slash(alice, "watch arm", { rule: "armed edit", mode: "live", max_buys: 1 }),
+    );
+    await answer(bot.double.button(alice, buttonId(quote, "Arm"), quote));
+    expect((await ruleRow("armed edit")).armMode).toBe("live");
+
+    const narrower = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "armed edit", max_price: 35 }),
+    );
+    expect(textOf(narrower)).not.toContain("disarmed");
+    expect((await ruleRow("armed edit")).armMode).toBe("live");
+
+    const wider = await answer(bot.double.slash(alice, "watch edit", { rule: "armed edit", max_price: 60 }));
+    expect(textOf(wider)).toContain("disarmed");
+    expect(textOf(wider)).toContain("/watch arm");
+    expect((await ruleRow("armed edit")).armMode).toBeNull();
+
+    // Disarmed: a matching listing alerts but is not bought.
+    const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 5_000 });
+    await feed();
+    expect(dmsAbout(alice, `Listing ${listing.id}`)).toHaveLength(1);
+    expect(dmsAbout(alice, "Bought")).toHaveLength(0);
+  });
+
+  it("GIVEN a rule WHEN /watch filters sets a fade range and clears max_price THEN the rule has the fade and no ceiling", async () => {
+    const item = uniqueItemName("edit filters");
+    await add("fade hunt", item, 80);
+    const reply = await answer(
+      bot.double.slash(alice, "watch filters", { rule: "fade hunt", fade: "95-100", clear: "max_price" }),
+    );
+    expect(textOf(reply)).toContain("Edited: fade hunt");
+    const filters = (await ruleRow("fade hunt")).filters as Record<string, unknown>;
+    expect(filters).toMatchObject({ min_fade: 95, max_fade: 100 });
+    expect(filters.max_price).toBeUndefined();
+  });
+
+  it("GIVEN a rule WHEN an edit clears an unknown filter, or clears its only narrowing filter THEN a private message says why AND the rule is unchanged", async () => {
+    const item = uniqueItemName("edit bad");
+    await add("bad edits", item, 20);
+    const stored = await ruleRow("bad edits");
+
+    const unknown = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "bad edits", clear: "colour" }),
+    );
+    expect(isEphemeral(unknown)).toBe(true);
+    expect(textOf(unknown)).toContain("colour");
+
+    const empty = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "bad edits", clear: "item, max_price" }),
+    );
+    expect(isEphemeral(empty)).toBe(true);
+    expect(textOf(empty)).toContain("narrow");
+
+    const flipped = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "bad edits", min_float: 0.5, max_float: 0.1 }),
+    );
+    expect(textOf(flipped)).toContain("min_float");
+
+    const missing = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "no such rule", max_price: 5 }),
+    );
+    expect(textOf(missing)).toContain("no watch rule named");
+
+    expect(await ruleRow("bad edits")).toEqual(stored);
+  });
+
+  it("GIVEN the rule option WHEN typed THEN autocomplete offers the user's rules", async () => {
+    const handle = bot.double.autocomplete(alice, "watch edit", { rule: "fade" }, "rule");
+    const choices = ((await handle.firstResponse()).data?.choices ?? []) as Array<{ value: unknown }>;
+    expect(choices.map((c) => c.value)).toContain("fade hunt");
+  });
+});
