@@ -1,5 +1,6 @@
 // Builds alert payloads (plain data) from marketplace resources, and the dedupe keys that make each alert unique.
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
+import { itemLinksOf } from "../market/links.ts";
 import type { Listing, Trade } from "../market/schemas.ts";
 import { discountPercent } from "../money.ts";
 import { dealOf } from "./deal.ts";
@@ -104,6 +105,7 @@ export function listingAlertOf(
   listing: Listing,
   rule: { id: number; name: string; filters: RuleFilters },
   fees: FeeModel = DEFAULT_FEES,
+  screenshotTemplate?: string,
 ): ListingAlert {
   const item = listing.item;
   const ref = referencePriceOf(listing);
@@ -121,6 +123,7 @@ export function listingAlertOf(
     stickers: extras(item.stickers ?? []),
     keychains: extras(item.keychains ?? []),
     ...dealFieldsOf(listing, fees),
+    ...itemLinksOf(listing, screenshotTemplate),
   };
   if (item.float_value !== undefined) a.floatValue = item.float_value;
   if (item.paint_seed !== undefined) a.paintSeed = item.paint_seed;

@@ -41,6 +41,8 @@ export interface ListingAlertDeps {
   armedHoldMs?: number;
   /** Told when held alerts become due, so delivery can start at once. */
   onReleased?: () => void;
+  /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
+  screenshotTemplate?: string | undefined;
 }
 
 /** A live buy's answer can take this long; past it, ordinary alerts go out anyway. */
@@ -139,7 +141,12 @@ export async function queueListingAlerts(
     const [first, ...others] = group;
     if (first === undefined) continue;
     const { listing, rule, filters, to } = first;
-    const alert = listingAlertOf(listing, { id: rule.id, name: rule.name, filters }, fees);
+    const alert = listingAlertOf(
+      listing,
+      { id: rule.id, name: rule.name, filters },
+      fees,
+      deps.screenshotTemplate,
+    );
     alerts.push({
       userId: rule.userId,
       ruleId: rule.id,

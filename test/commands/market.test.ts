@@ -284,6 +284,7 @@ describe("/listing", () => {
     expect(text).toContain("Paint index\n44");
     expect(text).toMatch(/Stickers\n.*slot 0/);
     expect(text).toMatch(/Seller\n\*\*mossy\\_trader\*\* · \d+ verified trades · median trade 30 min/);
+    expect(text).toMatch(/Links\nInspect: `platform:\/\/inspect\/A\d+D\d+`/);
   });
 
   it("GIVEN a buy-now listing whose seller refuses offers WHEN viewed THEN there is no Make offer button", async () => {

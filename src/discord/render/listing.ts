@@ -116,6 +116,27 @@ export function listingSelect(
   };
 }
 
+/**
+ * The item's screenshot and inspect links as one field value. Discord links only http(s): the
+ * game's inspect link (its own scheme) is shown as text to copy.
+ */
+export function itemLinksText(links: {
+  inspectLink?: string | undefined;
+  screenshotUrl?: string | undefined;
+}): string | undefined {
+  const parts: string[] = [];
+  if (links.screenshotUrl !== undefined && /^https:\/\/\S+$/.test(links.screenshotUrl))
+    parts.push(`[Screenshot](${links.screenshotUrl})`);
+  if (links.inspectLink !== undefined) {
+    parts.push(
+      /^https:\/\/\S+$/.test(links.inspectLink)
+        ? `[Inspect in game](${links.inspectLink})`
+        : `Inspect: \`${links.inspectLink.replaceAll("`", "")}\``,
+    );
+  }
+  return parts.length === 0 ? undefined : truncate(parts.join("\n"), 1024);
+}
+
 /** The full view of one listing. */
 export function listingEmbed(d: ListingDetail): APIEmbed {
   const fields: { name: string; value: string; inline?: boolean }[] = [];
@@ -200,6 +221,9 @@ export function listingEmbed(d: ListingDetail): APIEmbed {
     if (s.online === true) bits.push("online");
     fields.push({ name: "Seller", value: bits.join(" · ") });
   }
+
+  const links = itemLinksText(d.links);
+  if (links !== undefined) fields.push({ name: "Links", value: links });
 
   const description: string[] = [];
   if (d.state !== "listed") {

@@ -6,6 +6,7 @@ import { safeUserText } from "../../input/parse.ts";
 import { dealFields } from "./dealFields.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
+import { itemLinksText } from "./listing.ts";
 
 const name = (text: string) => safeUserText(text, 120);
 
@@ -30,21 +31,6 @@ function rulesField(a: ListingAlert): { name: string; value: string } {
     name: truncate(`Rules (${named.length + omitted}): ${ruleNamesText(a)}`, 256),
     value: truncate(`${safeUserText(a.ruleName, 50)}: ${summary}`, 1024),
   };
-}
-
-/** Discord links only http(s): the game's inspect link is shown as text to copy. */
-function linksLine(a: ListingAlert): string | undefined {
-  const parts: string[] = [];
-  if (a.screenshotUrl !== undefined && /^https:\/\//.test(a.screenshotUrl))
-    parts.push(`[Screenshot](${a.screenshotUrl})`);
-  if (a.inspectLink !== undefined) {
-    parts.push(
-      /^https:\/\//.test(a.inspectLink)
-        ? `[Inspect in game](${a.inspectLink})`
-        : `Inspect: \`${a.inspectLink.replaceAll("`", "")}\``,
-    );
-  }
-  return parts.length === 0 ? undefined : truncate(parts.join("\n"), 1024);
 }
 
 /** One line for the digest and /alerts recent. */
@@ -94,7 +80,7 @@ export function listingEmbed(a: ListingAlert): APIEmbed {
     if (parts.length > 0) fields.push({ name: "Auction", value: parts.join(" · ") });
   }
   fields.push(rulesField(a));
-  const links = linksLine(a);
+  const links = itemLinksText(a);
   if (links !== undefined) fields.push({ name: "Links", value: links });
   return embed({
     tone: "deal",

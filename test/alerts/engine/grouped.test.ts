@@ -60,6 +60,8 @@ describe("one alert per listing", () => {
     expect(text).toContain("ember under 30");
     expect(text).toContain("ember float<0.5 under 40");
     expect(text.match(/\$25\.00/g)).toHaveLength(1);
+    // The sandbox's items carry an inspect link: shown once, to copy.
+    expect(text.match(/Inspect: `platform:\/\/inspect\//g)).toHaveLength(1);
     const single = dmsAbout(onlyOne.id);
     expect(single).toHaveLength(1);
     expect(textOf(single[0] as NonNullable<(typeof single)[0]>)).not.toContain("ember under 30");
