@@ -34,6 +34,8 @@ import {
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { runEdit } from "./watch/edit.ts";
+import { openSimilar, saveSimilar } from "./watch/similar.ts";
+import { ACTIONS } from "../src/discord/actions.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
@@ -322,6 +324,8 @@ export const command = defineCommand({
     [ARM_ACTIONS.arm]: { defer: "update", run: confirmArm },
     [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
     [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
+    [ACTIONS.watchSimilar]: openSimilar(),
+    [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
   },
 });
 

@@ -149,3 +149,68 @@ describe("/watch edit", () => {
     expect(choices.map((c) => c.value)).toContain("fade hunt");
   });
 });
+
+describe("Watch similar", () => {
+  it("GIVEN an alert DM for a patterned skin WHEN Watch similar then Save rule are pressed THEN a rule with its item, a float range around its float, its price as ceiling and its seed is saved, AND a like listing alerts", async () => {
+    const item = uniqueItemName("like alert");
+    await add("like source", item, 500);
+    const source = bot.sandbox.control.createListing({
+      market_hash_name: item,
+      price: 12_345,
+      float_value: 0.0214,
+      paint_seed: 661,
+      fade: { percentage: 97.5 },
+    });
+    await feed();
+    const dm = dmsAbout(alice, `Listing ${source.id}`)[0] as StoredMessage;
+
+    const proposal = await answer(bot.double.button(alice, buttonId(dm, "Watch similar"), dm));
+    expect(isEphemeral(proposal)).toBe(true);
+    expect(textOf(proposal)).toContain("Watch things like this");
+    const saved = await answer(bot.double.button(alice, buttonId(proposal, "Save rule"), proposal));
+    expect(textOf(saved)).toContain("Watching:");
+
+    const rules = await bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } });
+    const like = rules.find((r) => r.name !== "like source");
+    expect(like?.filters).toMatchObject({
+      item,
+      max_price: 12_345,
+      min_float: 0.0114,
+      max_float: 0.0314,
+      paint_seeds: [661],
+    });
+
+    const alike = bot.sandbox.control.createListing({
+      market_hash_name: item,
+      price: 11_000,
+      float_value: 0.02,
+      paint_seed: 661,
+      fade: { percentage: 97.5 },
+    });
+    await feed();
+    const dms = dmsAbout(alice, `Listing ${alike.id}`);
+    expect(dms).toHaveLength(1);
+    expect(textOf(dms[0] as StoredMessage)).toContain(like?.name ?? "?");
+  });
+
+  it("GIVEN a /listing view WHEN Watch similar then Save rule are pressed THEN the rule is saved by DM, and pressed again a second rule gets a free name", async () => {
+    const item = uniqueItemName("like view");
+    const listing = bot.sandbox.control.createListing({
+      market_hash_name: item,
+      price: 4_200,
+      float_value: 0.3,
+    });
+    for (const expected of [1, 2]) {
+      const view = await bot.double.slash(alice, "listing view", { id: listing.id }).finalMessage();
+      const proposal = await answer(bot.double.button(alice, buttonId(view, "Watch similar"), view));
+      await answer(bot.double.button(alice, buttonId(proposal, "Save rule"), proposal));
+      const rules = await bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } });
+      expect(rules).toHaveLength(expected);
+    }
+    const names = (await bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } })).map(
+      (r) => r.name,
+    );
+    expect(new Set(names).size).toBe(2);
+    expect(names.some((n) => n.endsWith("(2)"))).toBe(true);
+  });
+});

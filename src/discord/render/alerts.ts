@@ -49,6 +49,7 @@ export const ALERT_ACTIONS = {
   cancel: ACTIONS.tradeCancel,
   view: "alert.view",
   disarm: ACTIONS.watchDisarm,
+  watchSimilar: ACTIONS.watchSimilar,
 } as const;
 
 export interface RenderedAlert {
@@ -225,6 +226,7 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
           ? button("Bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId)
           : button("Buy", ButtonStyle.Success, ALERT_ACTIONS.buy, alert.listingId, ownerId),
         button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
+        button("Watch similar", ButtonStyle.Secondary, ALERT_ACTIONS.watchSimilar, alert.listingId, ownerId),
       ];
       return { embeds: [listingEmbed(alert)], components: row(buttons) };
     }

@@ -289,7 +289,12 @@ export function listingButtons(d: ListingDetail, idFor: IdFor): ActionRow[] {
   }
   buttons.push(button("Similar", ButtonStyle.Secondary, idFor(ACTIONS.similar, id)));
   if (d.type === "auction") buttons.push(button("Bids", ButtonStyle.Secondary, idFor(ACTIONS.bids, id)));
-  return [{ type: ComponentType.ActionRow, components: buttons.slice(0, 5) }];
+  // A rule like this listing: on a row of its own, so the listing's own actions keep their places.
+  const watch = button("Watch similar", ButtonStyle.Secondary, idFor(ACTIONS.watchSimilar, id));
+  return [
+    { type: ComponentType.ActionRow, components: buttons.slice(0, 5) },
+    { type: ComponentType.ActionRow, components: [watch] },
+  ];
 }
 
 /** Bid history of an auction, most recent first. */
