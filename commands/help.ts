@@ -19,7 +19,7 @@ export const command = defineCommand({
           embed({
             tone: "info",
             title: "Commands",
-            description: [...ctx.deps.commands.map(helpLine), "", INSTALLS].join("\n"),
+            description: [...ctx.deps.commands.map(helpLine), "", WATCH_TIP, "", INSTALLS].join("\n"),
             footer:
               "Replies with your account details are only visible to you. /portfolio method explains how profit and loss is worked out.",
           }),
@@ -28,6 +28,12 @@ export const command = defineCommand({
     },
   },
 });
+
+/** How watch rules are set up, for a newcomer facing /watch's many subcommands. */
+export const WATCH_TIP =
+  "**Watch rules.** `/watch add` takes what most rules use (item, max price, float range, discount); " +
+  "`/watch edit` changes those on a saved rule and `/watch filters` sets the rest (seeds, tiers, stickers, " +
+  "profit, fade...), keeping the rule's history. **Watch similar** on an alert or a listing makes a rule from it.";
 
 /** The two ways to have the bot (README, "Adding the bot"). */
 export const INSTALLS =

@@ -1,6 +1,7 @@
-// The options of /watch add (the rule's name, its filters and where alerts go) and of /watch edit
-// and /watch filters. Discord allows at most 25 options per subcommand: fade and blue gem take
-// one option for two bounds each; a test counts them (test/commands/watch-options.test.ts).
+// The options of /watch add (the rule's name, the filters most rules use and where alerts go), of
+// /watch edit (the same, on a saved rule) and of /watch filters (every other filter). Discord allows
+// at most 25 options per subcommand: fade and blue gem take one option for two bounds each; a test
+// counts them (test/commands/watch-options.test.ts).
 import { ApplicationCommandOptionType, ChannelType } from "discord.js";
 
 const NAME = {
@@ -206,7 +207,8 @@ const EVERYDAY_OPTIONS = EVERYDAY_FILTERS.map(
 /** Every other filter (seeds, tiers, deal quality, stickers...): /watch filters sets them. */
 export const ADVANCED_OPTIONS = FILTER_OPTIONS.filter((o) => !everyday(o));
 
-export const ADD_OPTIONS = [NAME, ...FILTER_OPTIONS, CHANNEL] as const;
+/** /watch add: what most rules use, so a newcomer sees few options; /watch filters sets the rest. */
+export const ADD_OPTIONS = [NAME, ...EVERYDAY_OPTIONS, CHANNEL] as const;
 /** /watch edit: the everyday options of a rule, and what to clear. */
 export const EDIT_OPTIONS = [RULE_OPTION, ...EVERYDAY_OPTIONS, CHANNEL, CLEAR_OPTION] as const;
 /** /watch filters: every other filter of a rule, and what to clear. */

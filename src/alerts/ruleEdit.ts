@@ -191,6 +191,8 @@ export async function editRule(
     context?: RuleContext;
   },
 ): Promise<RuleEditResult> {
+  // What was typed is checked first: a bad value is named whether or not the rule exists.
+  filtersFromOptions(input.options, input.context);
   const name = input.name.trim().replace(/\s+/g, " ");
   const user = /[\p{Cc}\p{Cf}]/u.test(name) ? null : await getUserByDiscordId(deps.prisma, input.discordId);
   const row = user === null ? null : await rulesRepo.getRuleByName(deps.prisma, user.id, name);

@@ -90,8 +90,8 @@ export function checkedRule(f: RuleFilters): RuleFilters {
     // Not one option's fault, so no option is named.
     throw new UserFacingError(
       "invalid_input",
-      "Add at least one filter that narrows the rule (item, def_index, paint_index, paint_seeds or tier, a float bound, " +
-        "max_price, min_discount, stickers, keychains or a deal filter such as min_profit or fade): " +
+      "Add at least one filter that narrows the rule (item, max_price, a float bound or min_discount; " +
+        "then `/watch filters` sets seeds, tiers, stickers, keychains or deal filters such as min_profit or fade): " +
         "type, category, min_ref_qty and min_sales_per_day alone would match the whole market.",
       { reason: "no_narrowing_filter" },
     );
