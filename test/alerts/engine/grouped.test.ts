@@ -160,4 +160,28 @@ describe("one alert per listing", () => {
     const mine = recent.alerts.filter((a) => listings.some((l) => l.id === a.subjectId));
     expect(mine.map((a) => a.subjectId).sort()).toEqual(listings.map((l) => l.id).sort());
   });
+
+  it("GIVEN bob's rules alerting by DM and in a channel WHEN two listings match both THEN his weekly report counts 2 deals alerted, not 4", async () => {
+    const bob = w.double.user("bob");
+    const bobId = await w.plainUser(bob);
+    const item = uniqueItemName("weekly");
+    await w.addRule(bobId, "weekly dm", { item });
+    await w.addRule(bobId, "weekly dm too", { item });
+    await w.addRule(
+      bobId,
+      "weekly channel",
+      { item },
+      { destination: "channel", channelId: w.double.channelId },
+    );
+    const engine = w.engine();
+    w.sandbox.control.createListings(2, { market_hash_name: item, price: 600 });
+    await feedAndDeliver(engine);
+    expect(await w.db.prisma.alertLog.count({ where: { userId: bobId, kind: "listing" } })).toBe(4);
+
+    expect(await engine.runWeeklyReportOnce(new Date())).toBeGreaterThanOrEqual(1);
+    const report = await w.db.prisma.outbox.findFirstOrThrow({
+      where: { userId: bobId, alert: { kind: "weekly_report" } },
+    });
+    expect(report.payload).toMatchObject({ alert: { kind: "weekly_report", alerted: 2 } });
+  });
 });
