@@ -33,7 +33,13 @@ import {
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
-import { openSimilar, saveSimilar } from "./watch/similar.ts";
+import {
+  adjustSimilar,
+  openSimilar,
+  saveSimilar,
+  SIMILAR_ACTIONS,
+  similarFormSubmit,
+} from "./watch/similar.ts";
 import { ACTIONS } from "../src/discord/actions.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
@@ -295,6 +301,10 @@ export const command = defineCommand({
     [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
     [ACTIONS.watchSimilar]: openSimilar(),
     [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [SIMILAR_ACTIONS.adjust]: adjustSimilar(),
+  },
+  modals: {
+    [SIMILAR_ACTIONS.form]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
   },
 });
 

@@ -1,15 +1,20 @@
 // "Watch similar": a watch rule proposed from one listing (its item, a float range around its float,
 // its price as ceiling, its seed for patterned skins), and saving it under a name that is free.
-import { UserFacingError } from "../errors.ts";
+import { z } from "zod";
+import { invalidOption, UserFacingError } from "../errors.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { Listing } from "../market/schemas.ts";
 import { formatCents } from "../money.ts";
 import { requireId } from "../trading/validate.ts";
 import { MAX_ITEM_NAME, RuleFilters } from "./ruleFilters.ts";
-import { addRule, MAX_RULE_NAME, type RuleDeps, type RuleView } from "./rules.ts";
+import { addRule, MAX_RULE_NAME, requireRuleName, type RuleDeps, type RuleView } from "./rules.ts";
+import { checkedRule } from "./ruleOptions.ts";
+import { parseFloatValue, parsePrice, parseRange, parseSeeds } from "../input/parse.ts";
 
 /** Half the width of the proposed float range. */
 export const FLOAT_BAND = 0.01;
+
+export const SimilarRuleSchema = z.object({ name: z.string().min(1).max(200), filters: RuleFilters });
 
 export interface SimilarRule {
   /** A readable name ("Ember Tide (Pristine) ≤ $98.40"), at most MAX_RULE_NAME characters. */
@@ -59,22 +64,24 @@ export async function proposeSimilarRule(
 }
 
 /**
- * Saves the proposed rule by DM: under its name, or "name (2)", "(3)"... when the user already has
- * a rule of that name (a second press on the same listing makes a second rule only by asking).
+ * Saves a proposed rule by DM: under its name, or "name (2)", "(3)"... when the user already has
+ * a rule of that name (a second press on the same listing makes a second rule, never an error).
  */
 export async function saveSimilarRule(
-  deps: RuleDeps & { market: MarketApi },
-  input: { discordId: string; listingId: string },
+  deps: RuleDeps,
+  input: { discordId: string; proposal: SimilarRule },
 ): Promise<RuleView> {
-  const proposed = await proposeSimilarRule(deps, input);
   for (let n = 1; n <= 5; n++) {
     const suffix = n === 1 ? "" : ` (${n})`;
-    const base = [...proposed.name].slice(0, MAX_RULE_NAME - suffix.length).join("");
+    const base = [...input.proposal.name]
+      .slice(0, MAX_RULE_NAME - suffix.length)
+      .join("")
+      .trim();
     try {
       return await addRule(deps, {
         discordId: input.discordId,
         name: `${base}${suffix}`,
-        filters: proposed.filters,
+        filters: input.proposal.filters,
         destination: { kind: "dm" },
       });
     } catch (err) {
@@ -83,6 +90,43 @@ export async function saveSimilarRule(
   }
   throw new UserFacingError(
     "conflict",
-    "You already have several rules named after this listing; rename one with /watch remove and /watch add.",
+    "You already have several rules with this name; pick another name in the form, or remove one with /watch remove.",
   );
+}
+
+/** What the "Adjust" form may change of a proposal: the raw text of its four fields. */
+export interface SimilarRuleForm {
+  name: string;
+  max_price: string;
+  float_range: string;
+  seeds: string;
+}
+
+/**
+ * The proposal with the form's values: an empty field removes that filter (the name keeps the
+ * proposal's); each problem names its field. The result is a whole rule.
+ */
+export function adjustSimilarRule(proposal: SimilarRule, form: SimilarRuleForm): SimilarRule {
+  const f: RuleFilters = { ...proposal.filters };
+  delete f.max_price;
+  delete f.min_float;
+  delete f.max_float;
+  delete f.paint_seeds;
+  const price = form.max_price.trim();
+  if (price !== "") f.max_price = parsePrice("max_price", price);
+  const range = form.float_range.trim();
+  if (range !== "") {
+    const [lo = "", hi = "", ...rest] = range.split("-").map((x) => x.trim());
+    if (rest.length > 0 || (lo === "" && hi === ""))
+      throw invalidOption("float_range", 'enter a range such as "0.01-0.07", or leave it empty');
+    const min = lo === "" ? undefined : parseFloatValue("float_range", lo);
+    const max = hi === "" ? undefined : parseFloatValue("float_range", hi);
+    parseRange("float_range", min, "its upper end", max);
+    if (min !== undefined) f.min_float = min;
+    if (max !== undefined) f.max_float = max;
+  }
+  const seeds = form.seeds.trim();
+  if (seeds !== "") f.paint_seeds = parseSeeds("seeds", seeds);
+  const name = form.name.trim() === "" ? proposal.name : requireRuleName(form.name);
+  return { name, filters: checkedRule(f) };
 }

@@ -33,7 +33,7 @@ export const ACTIONS = {
   tradeAcceptAll: "trade.acceptall",
   /** Proposes a watch rule like a listing; subject: listing id. Handled by commands/watch.ts. */
   watchSimilar: "watch.like",
-  /** Saves the rule "Watch similar" proposed; subject: listing id. Handled by commands/watch.ts. */
+  /** Saves the rule "Watch similar" proposed; subject: its draft id. Handled by commands/watch.ts. */
   watchSimilarSave: "watch.like.save",
   /** Disarms an armed rule (snipe mode); subject: rule id. Handled by commands/watch.ts. */
   watchDisarm: "watch.disarm",

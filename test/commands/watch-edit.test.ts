@@ -193,24 +193,70 @@ describe("Watch similar", () => {
     expect(textOf(dms[0] as StoredMessage)).toContain(like?.name ?? "?");
   });
 
-  it("GIVEN a /listing view WHEN Watch similar then Save rule are pressed THEN the rule is saved by DM, and pressed again a second rule gets a free name", async () => {
+  it("GIVEN a /listing view WHEN Watch similar then Save rule are pressed twice over THEN the rule is saved by DM, a second one under a free name, AND Save rule pressed again saves nothing more", async () => {
     const item = uniqueItemName("like view");
     const listing = bot.sandbox.control.createListing({
       market_hash_name: item,
       price: 4_200,
       float_value: 0.3,
     });
+    const rulesOf = () => bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } });
+    let saveId = "";
     for (const expected of [1, 2]) {
       const view = await bot.double.slash(alice, "listing view", { id: listing.id }).finalMessage();
       const proposal = await answer(bot.double.button(alice, buttonId(view, "Watch similar"), view));
-      await answer(bot.double.button(alice, buttonId(proposal, "Save rule"), proposal));
-      const rules = await bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } });
-      expect(rules).toHaveLength(expected);
+      saveId = buttonId(proposal, "Save rule");
+      await answer(bot.double.button(alice, saveId, proposal));
+      expect(await rulesOf()).toHaveLength(expected);
     }
-    const names = (await bot.db.prisma.watchRule.findMany({ where: { itemKey: item.toLowerCase() } })).map(
-      (r) => r.name,
-    );
+    const names = (await rulesOf()).map((r) => r.name);
     expect(new Set(names).size).toBe(2);
     expect(names.some((n) => n.endsWith("(2)"))).toBe(true);
+
+    // The same Save rule button again (a double click, an old message): nothing more is saved.
+    const again = await answer(bot.double.button(alice, saveId));
+    expect(textOf(again)).toContain("already saved");
+    expect(await rulesOf()).toHaveLength(2);
+  });
+
+  it("GIVEN a Watch similar proposal WHEN Adjust… opens the form THEN it is filled from the listing, AND a bad float range is refused naming the field while a good one saves the rule as typed", async () => {
+    const item = uniqueItemName("like form");
+    const listing = bot.sandbox.control.createListing({
+      market_hash_name: item,
+      price: 2_000,
+      float_value: 0.15,
+    });
+    const view = await bot.double.slash(alice, "listing view", { id: listing.id }).finalMessage();
+    const proposal = await answer(bot.double.button(alice, buttonId(view, "Watch similar"), view));
+
+    const opened = await bot.double.button(alice, buttonId(proposal, "Adjust…"), proposal).firstResponse();
+    expect(opened.type).toBe(9);
+    const form = JSON.stringify(opened.data);
+    expect(form).toContain('"value":"20.00"');
+    expect(form).toContain('"value":"0.14-0.16"');
+    const formId = String(opened.data?.custom_id);
+
+    const bad = await answer(
+      bot.double.modalSubmit(alice, formId, { name: "", max_price: "25", float_range: "0.3-0.1", seeds: "" }),
+    );
+    expect(isEphemeral(bad)).toBe(true);
+    expect(textOf(bad)).toContain("float_range");
+    expect(await bot.db.prisma.watchRule.count({ where: { itemKey: item.toLowerCase() } })).toBe(0);
+
+    const good = await answer(
+      bot.double.modalSubmit(alice, formId, {
+        name: "my form rule",
+        max_price: "25",
+        float_range: "0.1-0.2",
+        seeds: "",
+      }),
+    );
+    expect(textOf(good)).toContain("Watching: my form rule");
+    expect((await ruleRow("my form rule")).filters).toEqual({
+      item,
+      max_price: 2_500,
+      min_float: 0.1,
+      max_float: 0.2,
+    });
   });
 });
