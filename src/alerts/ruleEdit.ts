@@ -168,6 +168,22 @@ export interface RuleEditResult {
   unchanged: boolean;
 }
 
+/** Equal as data, whatever the order of their keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v as Record<string, unknown>)
+              .filter(([, x]) => x !== undefined)
+              .sort(([x], [y]) => (x < y ? -1 : 1))
+              .map(([k, x]) => [k, canonical(x)]),
+          )
+        : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
 function destinationOf(row: { destination: string; guildId: string | null; channelId: string | null }) {
   return row.destination === "channel" && row.channelId !== null
     ? ({ kind: "channel", guildId: row.guildId ?? "", channelId: row.channelId } as const)
@@ -215,9 +231,7 @@ export async function editRule(
   const destination: RuleDestination =
     input.destination ?? (input.clear.includes("channel") ? { kind: "dm" } : destinationOf(row));
   const beforeDestination = destinationOf(row);
-  const unchanged =
-    JSON.stringify(RuleFilters.parse(before)) === JSON.stringify(after) &&
-    JSON.stringify(destination) === JSON.stringify(beforeDestination);
+  const unchanged = sameJson(before, after) && sameJson(destination, beforeDestination);
   const widensLive = row.armMode === "live" && !editNarrows(before, after);
 
   const updated = await deps.prisma.$transaction(async (tx) => {

@@ -40,6 +40,11 @@ describe("editNarrows", () => {
 });
 
 describe("applyEdit", () => {
+  it("GIVEN an option set to the value it has THEN the filters come out equal (the reply can say nothing changed)", () => {
+    const after = applyEdit(base, { max_price: 30 }, []);
+    expect(after).toEqual(base);
+  });
+
   it("GIVEN options given and cleared THEN those change and every other filter is kept", () => {
     const after = applyEdit({ ...base, min_fade: 90, max_fade: 100 }, { max_price: 45, fade: "95" }, [
       "min_float",

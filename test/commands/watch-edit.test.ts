@@ -61,6 +61,10 @@ describe("/watch edit", () => {
     const text = textOf(reply);
     expect(text).toContain("Edited: ember under 30");
     expect(text).toMatch(/Before[\s\S]*\$30\.00[\s\S]*After[\s\S]*\$45\.00/);
+    const same = await answer(
+      bot.double.slash(alice, "watch edit", { rule: "ember under 30", max_price: 45 }),
+    );
+    expect(textOf(same)).toContain("Nothing changed: ember under 30");
     const after = await ruleRow("ember under 30");
     expect(after.id).toBe(before.id);
     expect(after.matchCount).toBe(1);
