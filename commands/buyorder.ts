@@ -252,16 +252,16 @@ export const command = defineCommand({
           stickers: o.string("stickers"),
           keychains: o.string("keychains"),
         });
-        // An order for a name that is no item could never fill: refused with the closest names.
+        // A slip for a known name is refused with the closest names; a name nobody has listed or
+        // sold yet (a new release, a rare item) is placed only once the user confirms it.
         const market = await marketForReads(ctx.deps, ctx.user.id);
-        const itemNameText = await checkItemName(
-          { market, logger: ctx.log },
-          itemNames(ctx.deps),
-          "item",
-          typed,
-        );
+        const checked = await checkItemName({ market, logger: ctx.log }, itemNames(ctx.deps), "item", typed);
         // Shows the total exposure against the caps; placed only on "Place order".
-        return createConfirmation(ctx, { itemName: itemNameText, maxPriceCents, quantity, constraints });
+        return createConfirmation(
+          ctx,
+          { itemName: checked.name, maxPriceCents, quantity, constraints },
+          checked.kind === "unseen" ? { similar: checked.similar } : undefined,
+        );
       },
     },
     list: {

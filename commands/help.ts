@@ -22,6 +22,8 @@ export const command = defineCommand({
             description: [
               ...ctx.deps.commands.map(helpLine),
               "",
+              WATCH_TIP,
+              "",
               INSTALLS,
               "",
               privacyLine(ctx.deps.config.PRIVACY_POLICY_URL),
@@ -34,6 +36,12 @@ export const command = defineCommand({
     },
   },
 });
+
+/** How watch rules are set up, for a newcomer facing /watch's many subcommands. */
+export const WATCH_TIP =
+  "**Watch rules.** `/watch add` takes what most rules use (item, max price, float range, discount); " +
+  "`/watch edit` changes those on a saved rule and `/watch filters` sets the rest (seeds, tiers, stickers, " +
+  "profit, fade...), keeping the rule's history. **Watch similar** on an alert or a listing makes a rule from it.";
 
 /** The two ways to have the bot (README, "Adding the bot"). */
 export const INSTALLS =

@@ -31,7 +31,10 @@ async function readDeps(ctx: BaseContext): Promise<MarketDeps> {
 /** The listing view as a reply: embed plus the buttons that fit, owned by the reader. Personal
  * (buttons act with the reader's account, "on your watchlist"), so ephemeral. */
 export async function listingViewReply(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const detail = await viewListing(await readDeps(ctx), { listingId });
+  const detail = await viewListing(await readDeps(ctx), {
+    listingId,
+    screenshotTemplate: ctx.deps.config.MARKET_SCREENSHOT_URL,
+  });
   return {
     ephemeral: true,
     embeds: [listingEmbed(detail)],

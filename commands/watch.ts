@@ -2,8 +2,7 @@
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading } from "../src/alerts/actions.ts";
 import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
-import { ruleFromOptions, type RuleOptions } from "../src/alerts/ruleFilters.ts";
-import { tierSeeds } from "../src/alerts/tiers.ts";
+import { ruleFromOptions } from "../src/alerts/ruleOptions.ts";
 import {
   addRule,
   listRules,
@@ -32,7 +31,16 @@ import {
   runDisarm,
 } from "./watch/arm.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
-import { ADD_OPTIONS } from "./watch/addOptions.ts";
+import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
+import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
+import {
+  adjustSimilar,
+  openSimilar,
+  saveSimilar,
+  SIMILAR_ACTIONS,
+  similarFormSubmit,
+} from "./watch/similar.ts";
+import { ACTIONS } from "../src/discord/actions.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
@@ -62,6 +70,18 @@ export const command = defineCommand({
         description: "Save a watch rule",
         type: ApplicationCommandOptionType.Subcommand,
         options: [...ADD_OPTIONS],
+      },
+      {
+        name: "edit",
+        description: "Change a rule's item, price, float range, discount or channel; it keeps its history",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [...EDIT_OPTIONS],
+      },
+      {
+        name: "filters",
+        description: "Set a rule's other filters: seeds, tier, profit, fade, blue gem, stickers...",
+        type: ApplicationCommandOptionType.Subcommand,
+        options: [...FILTERS_OPTIONS],
       },
       { name: "list", description: "Show your watch rules", type: ApplicationCommandOptionType.Subcommand },
       {
@@ -134,38 +154,8 @@ export const command = defineCommand({
       defer: "ephemeral",
       async run(ctx) {
         const o = ctx.options;
-        const tierName = o.string("tier");
-        const tier =
-          tierName === undefined
-            ? undefined
-            : await tierSeeds(ruleDeps(ctx.deps), { discordId: ctx.user.id, name: tierName });
-        // The tier's seeds come from the database; ruleFromOptions only parses what was typed.
-        const build = (options: RuleOptions) => ruleFromOptions(options, { tierSeeds: tier?.seeds });
-        const filters = build({
-          item: o.string("item"),
-          def_index: o.integer("def_index"),
-          paint_index: o.integer("paint_index"),
-          paint_seeds: o.string("paint_seeds"),
-          min_float: o.number("min_float"),
-          max_float: o.number("max_float"),
-          max_price: o.number("max_price"),
-          min_discount: o.number("min_discount"),
-          min_ref_qty: o.integer("min_ref_qty"),
-          type: o.string("type"),
-          category: o.string("category"),
-          stickers: o.string("stickers"),
-          keychains: o.string("keychains"),
-          min_profit: o.number("min_profit"),
-          min_profit_pct: o.number("min_profit_pct"),
-          min_exit_profit: o.number("min_exit_profit"),
-          fade: o.string("fade"),
-          blue_gem: o.string("blue_gem"),
-          max_float_rank: o.integer("max_float_rank"),
-          min_sticker_value: o.number("min_sticker_value"),
-          min_sticker_pct: o.number("min_sticker_pct"),
-          min_sales_per_day: o.number("min_sales_per_day"),
-          ...(tier === undefined ? {} : { tier: tier.name }),
-        });
+        // The few options most rules use; /watch filters sets the others on the saved rule.
+        const filters = ruleFromOptions(ruleOptionsOf(ctx));
         const channel = o.channel("channel");
         const destination: RuleDestination =
           channel === undefined ? { kind: "dm" } : checkChannelDestination(ctx, channel.id);
@@ -187,6 +177,8 @@ export const command = defineCommand({
         };
       },
     },
+    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
+    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
     ...TIER_SUBCOMMANDS,
     list: {
       defer: "ephemeral",
@@ -307,6 +299,12 @@ export const command = defineCommand({
     [ARM_ACTIONS.arm]: { defer: "update", run: confirmArm },
     [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
     [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
+    [ACTIONS.watchSimilar]: openSimilar(),
+    [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [SIMILAR_ACTIONS.adjust]: adjustSimilar(),
+  },
+  modals: {
+    [SIMILAR_ACTIONS.form]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
   },
 });
 

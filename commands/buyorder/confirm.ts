@@ -6,6 +6,7 @@ import { z } from "zod";
 import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import {
+  unseenItemNotice,
   buyOrderConfirmMessage,
   buyOrderEmbed,
   buyOrderRaiseMessage,
@@ -47,8 +48,15 @@ function buttons(ctx: BaseContext, action: string, draftId: string, expiresAt: D
   };
 }
 
-/** Checks the caps and asks to confirm; nothing is reserved or sent. */
-export async function createConfirmation(ctx: BaseContext, input: NewBuyOrderInput): Promise<Reply> {
+/**
+ * Checks the caps and asks to confirm; nothing is reserved or sent. `unseen`: no listing or sale
+ * has the name yet, which the confirmation says first (with names like it).
+ */
+export async function createConfirmation(
+  ctx: BaseContext,
+  input: NewBuyOrderInput,
+  unseen?: { similar: readonly string[] },
+): Promise<Reply> {
   const trader = await linkedTrader(ctx);
   const quote = await quoteBuyOrder(trader.deps, { ...input, userId: trader.userId });
   const draft = await createDraft(ctx.deps.prisma, {
@@ -63,9 +71,17 @@ export async function createConfirmation(ctx: BaseContext, input: NewBuyOrderInp
     ttlMs: CONFIRM_TTL_MS,
     now: ctx.deps.now(),
   });
+  const message = buyOrderConfirmMessage(
+    quote,
+    buttons(ctx, CONFIRM_ACTIONS.create, draft.id, draft.expiresAt),
+  );
   return {
     ephemeral: true,
-    ...buyOrderConfirmMessage(quote, buttons(ctx, CONFIRM_ACTIONS.create, draft.id, draft.expiresAt)),
+    ...message,
+    embeds: [
+      ...(unseen === undefined ? [] : [unseenItemNotice(quote.itemName, unseen.similar)]),
+      ...message.embeds,
+    ],
   };
 }
 

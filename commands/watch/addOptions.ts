@@ -1,16 +1,36 @@
-// The options of /watch add: the rule's name, its filters and where alerts go. Discord allows at
-// most 25 options per subcommand and this list uses all 25, so fade and blue gem take one option
-// for two bounds each; a test counts them (test/commands/watch-options.test.ts).
+// The options of /watch add (the rule's name, the filters most rules use and where alerts go), of
+// /watch edit (the same, on a saved rule) and of /watch filters (every other filter). Discord allows
+// at most 25 options per subcommand: fade and blue gem take one option for two bounds each; a test
+// counts them (test/commands/watch-options.test.ts).
 import { ApplicationCommandOptionType, ChannelType } from "discord.js";
 
-export const ADD_OPTIONS = [
-  {
-    name: "name",
-    description: 'A name for the rule, e.g. "cheap ember tide"',
-    type: ApplicationCommandOptionType.String,
-    required: true,
-    max_length: 50,
-  },
+const NAME = {
+  name: "name",
+  description: 'A name for the rule, e.g. "cheap ember tide"',
+  type: ApplicationCommandOptionType.String,
+  required: true,
+  max_length: 50,
+} as const;
+
+/** The rule to change, by name (suggested from the user's rules). */
+export const RULE_OPTION = {
+  name: "rule",
+  description: "The rule to change",
+  type: ApplicationCommandOptionType.String,
+  required: true,
+  autocomplete: true,
+  max_length: 50,
+} as const;
+
+/** Filters to remove: option names, comma-separated; "channel" sends alerts back to DMs. */
+export const CLEAR_OPTION = {
+  name: "clear",
+  description: 'Remove filters, e.g. "max_price, fade"; "channel" sends alerts back to your DMs',
+  type: ApplicationCommandOptionType.String,
+  max_length: 300,
+} as const;
+
+const FILTER_OPTIONS = [
   {
     name: "item",
     description: "Exact item name, e.g. Falcon Rifle | Ember Tide (Pristine)",
@@ -166,10 +186,30 @@ export const ADD_OPTIONS = [
     type: ApplicationCommandOptionType.String,
     max_length: 100,
   },
-  {
-    name: "channel",
-    description: "Post alerts in this channel instead of your DMs (needs Manage Channels)",
-    type: ApplicationCommandOptionType.Channel,
-    channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
-  },
 ] as const;
+
+const CHANNEL = {
+  name: "channel",
+  description: "Post alerts in this channel instead of your DMs (needs Manage Channels)",
+  type: ApplicationCommandOptionType.Channel,
+  channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
+} as const;
+
+type FilterOption = (typeof FILTER_OPTIONS)[number];
+
+/** The options most rules use: the item, the price ceiling, the float range and the discount. */
+export const EVERYDAY_FILTERS = ["item", "max_price", "min_float", "max_float", "min_discount"] as const;
+
+const everyday = (o: FilterOption) => (EVERYDAY_FILTERS as readonly string[]).includes(o.name);
+const EVERYDAY_OPTIONS = EVERYDAY_FILTERS.map(
+  (n) => FILTER_OPTIONS.find((o) => o.name === n) as FilterOption,
+);
+/** Every other filter (seeds, tiers, deal quality, stickers...): /watch filters sets them. */
+export const ADVANCED_OPTIONS = FILTER_OPTIONS.filter((o) => !everyday(o));
+
+/** /watch add: what most rules use, so a newcomer sees few options; /watch filters sets the rest. */
+export const ADD_OPTIONS = [NAME, ...EVERYDAY_OPTIONS, CHANNEL] as const;
+/** /watch edit: the everyday options of a rule, and what to clear. */
+export const EDIT_OPTIONS = [RULE_OPTION, ...EVERYDAY_OPTIONS, CHANNEL, CLEAR_OPTION] as const;
+/** /watch filters: every other filter of a rule, and what to clear. */
+export const FILTERS_OPTIONS = [RULE_OPTION, ...ADVANCED_OPTIONS, CLEAR_OPTION] as const;

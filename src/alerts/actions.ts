@@ -8,6 +8,7 @@ import { UserFacingError } from "../errors.ts";
 import { requireId } from "../trading/validate.ts";
 import { toListingSummary, type ListingSummary } from "../trading/views.ts";
 import type { MarketApi } from "../market/client.ts";
+import { mergeSameListing } from "./grouping.ts";
 import { goneAfterMs } from "./listingFates.ts";
 import { OutboxPayload, type SingleAlert } from "./payload.ts";
 import { latestAlerts, type Db } from "./store.ts";
@@ -49,8 +50,10 @@ export async function recentAlerts(
   prisma: Db,
   input: { discordId: string; limit?: number },
 ): Promise<RecentAlerts> {
+  const limit = Math.min(Math.max(input.limit ?? 10, 1), 25);
   const [rows, user] = await Promise.all([
-    latestAlerts(prisma, input.discordId, Math.min(Math.max(input.limit ?? 10, 1), 25)),
+    // Alerts about one listing are one entry: read enough rows to fill the list after folding.
+    latestAlerts(prisma, input.discordId, limit * 3),
     getUserByDiscordId(prisma, input.discordId),
   ]);
   const listingIds = rows.filter((r) => r.kind === "listing").map((r) => r.subjectId);
@@ -74,7 +77,27 @@ export async function recentAlerts(
       alert: parsed?.success && parsed.data.alert.kind !== "digest" ? parsed.data.alert : undefined,
     };
   });
-  return { alerts, dmClosed: user?.dmClosedAt != null };
+  return { alerts: oneEntryPerListing(alerts).slice(0, limit), dmClosed: user?.dmClosedAt != null };
+}
+
+/**
+ * One entry per listing (the newest), naming every rule that matched it: alerts written one per
+ * rule before grouping, or sent to both a DM and a channel, count once. A row whose payload a
+ * digest carried folds by its listing id.
+ */
+function oneEntryPerListing(alerts: readonly RecentAlert[]): RecentAlert[] {
+  const merged = mergeSameListing(
+    alerts,
+    (a) => a.alert,
+    (a, alert) => ({ ...a, alert }),
+  );
+  const seen = new Set<string>();
+  return merged.filter((a) => {
+    if (a.kind !== "listing") return true;
+    if (seen.has(a.subjectId)) return false;
+    seen.add(a.subjectId);
+    return true;
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 // Builds alert payloads (plain data) from marketplace resources, and the dedupe keys that make each alert unique.
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
+import { itemLinksOf } from "../market/links.ts";
 import type { Listing, Trade } from "../market/schemas.ts";
 import { discountPercent } from "../money.ts";
 import { dealOf } from "./deal.ts";
@@ -9,7 +10,12 @@ import { referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
 
 /** Dedupe keys: one place, so two pollers (or two replicas) can never spell one alert two ways. */
 export const dedupeKey = {
-  listing: (ruleId: number | string, listingId: string) => `listing:${ruleId}:${listingId}`,
+  /**
+   * One alert per listing, user and destination (the user's matching rules share it): DMs have
+   * no channel, a channel alert names its channel.
+   */
+  listing: (userId: number, listingId: string, channelId?: string | null) =>
+    `listing:u${userId}:${listingId}${channelId == null ? "" : `:c${channelId}`}`,
   /** One armed match: what the rule did (or would have done) with the listing. */
   autoBuy: (ruleId: number | string, listingId: string) => `autobuy:${ruleId}:${listingId}`,
   outbid: (userId: number, listingId: string, topBid: string) => `outbid:${userId}:${listingId}:${topBid}`,
@@ -99,6 +105,7 @@ export function listingAlertOf(
   listing: Listing,
   rule: { id: number; name: string; filters: RuleFilters },
   fees: FeeModel = DEFAULT_FEES,
+  screenshotTemplate?: string,
 ): ListingAlert {
   const item = listing.item;
   const ref = referencePriceOf(listing);
@@ -116,6 +123,7 @@ export function listingAlertOf(
     stickers: extras(item.stickers ?? []),
     keychains: extras(item.keychains ?? []),
     ...dealFieldsOf(listing, fees),
+    ...itemLinksOf(listing, screenshotTemplate),
   };
   if (item.float_value !== undefined) a.floatValue = item.float_value;
   if (item.paint_seed !== undefined) a.paintSeed = item.paint_seed;

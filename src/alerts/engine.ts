@@ -123,6 +123,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
           fees,
           salesRate,
           onReleased: () => deliveryLoop.kick(),
+          screenshotTemplate: deps.config.MARKET_SCREENSHOT_URL,
         },
         listings,
         { readAt: meta.readAt, taken },

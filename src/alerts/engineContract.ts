@@ -49,7 +49,7 @@ export interface AlertEngineDeps {
     "POLL_INTERVAL_MS" | "BID_POLL_INTERVAL_MS" | "TRADE_POLL_INTERVAL_MS" | "MARKET_API_KEY"
   > &
     /** Absent (tools, older tests): the default fee model. */
-    Partial<Pick<Config, "SELLER_FEE_PERCENT">> &
+    Partial<Pick<Config, "SELLER_FEE_PERCENT" | "MARKET_SCREENSHOT_URL">> &
     /** Absent: the default retention (src/privacy/retention.ts). */
     Partial<RetentionConfig>;
   prisma: Db;

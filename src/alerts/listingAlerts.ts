@@ -12,6 +12,7 @@ import { parseStoredFilters } from "./rules.ts";
 import { releaseHeldBack } from "../db/repos/outbox.ts";
 import { enabledRulesWithOwners } from "./ruleStore.ts";
 import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import { groupInOrder, withOtherRules } from "./grouping.ts";
 
 export interface ListingAlertDeps {
   prisma: Db;
@@ -40,6 +41,8 @@ export interface ListingAlertDeps {
   armedHoldMs?: number;
   /** Told when held alerts become due, so delivery can start at once. */
   onReleased?: () => void;
+  /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
+  screenshotTemplate?: string | undefined;
 }
 
 /** A live buy's answer can take this long; past it, ordinary alerts go out anyway. */
@@ -48,7 +51,7 @@ export const ARMED_HOLD_MS = 3_000;
 export interface ListingAlertResult {
   /** Rule hits the index reported. */
   matched: number;
-  /** Alerts newly queued (a re-read after a crash queues none). */
+  /** Alerts newly queued, one per listing, user and destination (a re-read after a crash queues none). */
   queued: number;
   /** Matches armed rules took over (they DM what they did instead of an ordinary alert). */
   armed: number;
@@ -119,27 +122,53 @@ export async function queueListingAlerts(
     await Promise.all([...needRate].map(async (name) => [name, await deps.salesRate?.perDay(name)] as const)),
   );
 
-  const alerts: NewAlert[] = [];
-  for (const { listing, rule, filters } of confirmed) {
-    if (filters.min_sales_per_day !== undefined) {
-      const perDay = rates.get(listing.item.market_hash_name);
-      if (perDay === undefined || perDay < filters.min_sales_per_day) continue;
+  const matches = [];
+  for (const c of confirmed) {
+    if (c.filters.min_sales_per_day !== undefined) {
+      const perDay = rates.get(c.listing.item.market_hash_name);
+      if (perDay === undefined || perDay < c.filters.min_sales_per_day) continue;
     }
+    matches.push({ ...c, to: destinationOf(c.rule) });
+  }
+  // One alert per listing, user and destination, naming every rule of theirs that matched (the
+  // oldest first): grouped here, in memory, so the fan-out costs no more queries than before.
+  const groups = groupInOrder(
+    matches,
+    (m) => `${m.listing.id}|${m.rule.userId}|${m.to.destination}|${m.to.channelId ?? ""}`,
+  );
+  const alerts: NewAlert[] = [];
+  for (const group of groups) {
+    const [first, ...others] = group;
+    if (first === undefined) continue;
+    const { listing, rule, filters, to } = first;
+    const alert = listingAlertOf(
+      listing,
+      { id: rule.id, name: rule.name, filters },
+      fees,
+      deps.screenshotTemplate,
+    );
     alerts.push({
       userId: rule.userId,
       ruleId: rule.id,
+      alsoRuleIds: others.map((o) => o.rule.id),
       kind: "listing",
       subjectId: listing.id,
       version: String(listing.price),
-      dedupeKey: dedupeKey.listing(rule.id, listing.id),
-      ...destinationOf(rule),
-      alert: listingAlertOf(listing, { id: rule.id, name: rule.name, filters }, fees),
+      dedupeKey: dedupeKey.listing(rule.userId, listing.id, to.channelId),
+      ...to,
+      alert: withOtherRules(
+        alert,
+        others.map((o) => ({ ruleId: String(o.rule.id), ruleName: o.rule.name })),
+      ),
       ...(armedListings.has(listing.id) && holdMs > 0 ? { holdMs } : {}),
     });
   }
   const written = await writeAlerts(deps.prisma, alerts);
   if (written.length > 0) {
-    deps.logger.info({ matched: hits.length, queued: written.length }, "listing alerts queued");
+    deps.logger.info(
+      { matched: hits.length, confirmed: matches.length, queued: written.length },
+      "listing alerts queued",
+    );
   }
   const held = alerts.filter((a) => a.holdMs !== undefined).map((a) => a.dedupeKey);
   const writtenKeys = new Set(written);

@@ -22,12 +22,26 @@ export const AppliedExtra = z.object({
 });
 export type AppliedExtra = z.infer<typeof AppliedExtra>;
 
+/** Most rules a listing alert names besides its first; the rest are counted ("+N more"). */
+export const MAX_OTHER_RULES = 10;
+
+export const RuleRef = z.object({ ruleId: z.string().min(1), ruleName: z.string() });
+export type RuleRef = z.infer<typeof RuleRef>;
+
+/**
+ * One listing for one user and destination: every rule of theirs it matched is named here (the
+ * oldest as ruleId/ruleName, the others in otherRules), the listing's figures once.
+ */
 export const ListingAlert = z.object({
   kind: z.literal("listing"),
   ruleId: z.string().min(1),
   ruleName: z.string(),
   /** describeFilters() of the rule when it matched, so the user sees why. */
   ruleSummary: z.string(),
+  /** The user's other rules that matched the same listing, oldest first (absent: none). */
+  otherRules: z.array(RuleRef).max(MAX_OTHER_RULES).optional(),
+  /** Matched rules beyond otherRules, counted, not named. */
+  otherRulesOmitted: z.number().int().min(0).optional(),
   listingId: Id,
   listingType: z.enum(["buy_now", "auction"]),
   itemName: z.string(),
@@ -41,6 +55,10 @@ export const ListingAlert = z.object({
   /** Percent below the reference (negative: above it). */
   discountPercent: z.number().optional(),
   iconUrl: z.string().optional(),
+  /** The game's inspect link of the item, when the listing carries one. */
+  inspectLink: z.string().max(512).optional(),
+  /** The marketplace's screenshot of the item (an id the market client turns into a link). */
+  screenshotUrl: z.string().max(512).optional(),
   sellerName: z.string().optional(),
   auction: z
     .object({

@@ -32,7 +32,17 @@ export interface RuleView {
 
 /** What the matcher index needs to hear about; the engine applies it to its index at once. */
 export type RuleChange =
-  | { type: "upsert"; rule: { id: number; userId: number; filters: RuleFilters; enabled: boolean } }
+  | {
+      type: "upsert";
+      rule: {
+        id: number;
+        userId: number;
+        filters: RuleFilters;
+        enabled: boolean;
+        /** null: the change disarmed it; absent: arming unchanged. */
+        armMode?: "shadow" | "live" | null;
+      };
+    }
   | { type: "remove"; ruleId: number };
 
 export interface RuleDeps {

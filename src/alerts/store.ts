@@ -2,6 +2,7 @@
 import type { AlertKind, Destination, Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { insertAlertsWithOutbox } from "../db/repos/alerts.ts";
 import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../db/repos/outbox.ts";
+import { mergeSameListing } from "./grouping.ts";
 import { OutboxPayload, toOutboxPayload, type AlertContent } from "./payload.ts";
 
 export type Db = PrismaClient;
@@ -10,6 +11,8 @@ export type Tx = Prisma.TransactionClient;
 export interface NewAlert {
   userId: number;
   ruleId?: number | undefined;
+  /** Other rules the alert stands for (a listing alert groups the user's matching rules): counted as matched too. */
+  alsoRuleIds?: readonly number[] | undefined;
   kind: AlertKind;
   /** What the alert is about: listing, trade or order id ("" for account-wide alerts). */
   subjectId: string;
@@ -40,6 +43,7 @@ export async function writeAlerts(
   const rows = alerts.map((a) => ({
     userId: a.userId,
     ruleId: a.ruleId ?? null,
+    ...(a.alsoRuleIds === undefined || a.alsoRuleIds.length === 0 ? {} : { alsoRuleIds: a.alsoRuleIds }),
     kind: a.kind,
     subjectId: a.subjectId,
     version: a.version,
@@ -110,10 +114,16 @@ export async function releaseHeldAsDigest(prisma: Db, userId: number): Promise<n
     if (count === 1) return releaseAllHeld(tx, userId);
     const held = await takeHeld(tx, userId);
     if (held.length === 0) return 0;
-    const items = held.flatMap((h) => {
+    const parsedItems = held.flatMap((h) => {
       const parsed = OutboxPayload.safeParse(h.payload);
       return parsed.success && parsed.data.alert.kind !== "digest" ? [parsed.data.alert] : [];
     });
+    // The digest counts listings: alerts about one listing (one per rule before grouping) are one item.
+    const items = mergeSameListing(
+      parsedItems,
+      (a) => a,
+      (_, merged) => merged,
+    );
     const alert: AlertContent = {
       kind: "digest",
       items: items.slice(0, DIGEST_MAX_ITEMS),

@@ -65,6 +65,18 @@ export const EnvSchema = z.object({
   DISCORD_API_URL: optionalUrl,
   MARKET_BASE_URL: optionalUrl,
   MARKET_API_KEY: optionalString,
+  /** The marketplace's screenshot page, "{id}" standing for a listing's game_screenshot_id; unset: no screenshot links. */
+  MARKET_SCREENSHOT_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === "" ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^https:\/\/\S*\{id\}\S*$/, { message: "must be an https URL containing {id}" })
+        .optional(),
+    )
+    .optional(),
   /**
    * Requests per window this address may send the marketplace, all keys together ("600/5m");
    * "off" (default): learned from 429s that hit several keys at once.

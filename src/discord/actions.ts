@@ -31,6 +31,10 @@ export const ACTIONS = {
   /** Asks to confirm, then cancels; subject: trade id. Handled by commands/trades.ts. */
   tradeCancel: "alert.cancel",
   tradeAcceptAll: "trade.acceptall",
+  /** Proposes a watch rule like a listing; subject: listing id. Handled by commands/watch.ts. */
+  watchSimilar: "watch.like",
+  /** Saves the rule "Watch similar" proposed; subject: its draft id. Handled by commands/watch.ts. */
+  watchSimilarSave: "watch.like.save",
   /** Disarms an armed rule (snipe mode); subject: rule id. Handled by commands/watch.ts. */
   watchDisarm: "watch.disarm",
   /** Turns a buy-order or listing guard off from its digest DM; subject: guard id. commands/buyorder.ts. */

@@ -14,6 +14,7 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/state.js": "state.js",
   "/render.js": "render.js",
   "/dom.js": "dom.js",
+  "/icons.js": "icons.js",
   "/messageComponents.js": "messageComponents.js",
   "/markdown.js": "markdown.js",
   "/composer.js": "composer.js",

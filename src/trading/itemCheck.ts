@@ -1,5 +1,6 @@
-// Is a typed item name one the marketplace trades? A buy order (or any standing request) for a
-// name that is no item can never fill, so it is refused with the closest names instead.
+// Is a typed item name one the marketplace trades? A name a few letters off a known one is refused
+// with the closest names; a name nobody has listed or sold yet (a new release, a rare item) is
+// reported as unseen, for the caller to confirm with the user.
 import { invalidOption, type UserFacingError } from "../errors.ts";
 import { safeUserText } from "../input/parse.ts";
 import type { MarketDeps } from "./deps.ts";
@@ -8,31 +9,38 @@ import type { ItemNameIndex } from "./itemNames.ts";
 /** Quotes a user-typed name inside a message: shown literally, bounded. */
 const quoted = (text: string): string => `“${safeUserText(text, 100)}”`;
 
+/** A known name as the market spells it, or one no listing or sale has yet (with names like it). */
+export type ItemNameCheck =
+  { kind: "known"; name: string } | { kind: "unseen"; name: string; similar: string[] };
+
 /**
  * The name as the market spells it. Known names (catalog, names seen lately) answer from memory;
  * any other is looked up once on the market: a current listing or a recorded sale proves it. A
- * failed lookup throws the market's own error (the user is told the marketplace did not answer).
+ * slip for a known name throws "Did you mean"; any other name is "unseen" (nothing could match it
+ * today, but a new item may be listed tomorrow). A failed lookup throws the market's own error.
  */
 export async function checkItemName(
   deps: MarketDeps,
   index: ItemNameIndex,
   option: string,
   typed: string,
-): Promise<string> {
+): Promise<ItemNameCheck> {
   const known = index.canonical(typed);
-  if (known !== undefined) return known;
+  if (known !== undefined) return { kind: "known", name: known };
   const page = await deps.market.searchListings({ market_hash_name: typed, limit: 1 });
   const listed = page.data[0]?.item.market_hash_name;
   if (listed !== undefined) {
     index.remember([listed]);
-    return listed;
+    return { kind: "known", name: listed };
   }
   const sales = await deps.market.getHistorySales(typed);
   if (sales.length > 0) {
     index.remember([typed]);
-    return typed;
+    return { kind: "known", name: typed };
   }
-  throw unknownItem(option, typed, index.closest(typed, 3));
+  const slips = index.slipsOf(typed, 3);
+  if (slips.length > 0) throw unknownItem(option, typed, slips);
+  return { kind: "unseen", name: typed.trim(), similar: index.closest(typed, 3) };
 }
 
 export function unknownItem(option: string, typed: string, suggestions: readonly string[]): UserFacingError {
@@ -42,6 +50,6 @@ export function unknownItem(option: string, typed: string, suggestions: readonly
       : " Pick a name from the suggestions while typing.";
   return invalidOption(
     option,
-    `${quoted(typed)} is not an item on the marketplace (no listing or sale has that name), so nothing could ever match it.${hint}`,
+    `no listing or sale has the name ${quoted(typed)}, and it is a few letters off a known item.${hint}`,
   );
 }

@@ -13,6 +13,11 @@ export interface ItemNameIndex {
   canonical(typed: string): string | undefined;
   /** Up to `limit` known names closest to a name that is none, best first; from memory. */
   closest(typed: string, limit?: number): string[];
+  /**
+   * Known names the typed one is most likely a slip for: a few letters off the whole name, or a
+   * part of it (every word typed is in the name, which has more). A new item's name is neither.
+   */
+  slipsOf(typed: string, limit?: number): string[];
 }
 
 export interface ItemNameIndexOptions {
@@ -102,6 +107,22 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
       for (const [name, l] of names) if (l === lower) return name;
       return known.get(lower);
     },
+    slipsOf(typed, limit = 3) {
+      const target = typed.trim().toLowerCase().replace(/\s+/g, " ");
+      if (target === "") return [];
+      const words = target.split(/[\s|()]+/).filter((w) => w !== "");
+      const slips: { name: string; distance: number }[] = [];
+      for (const [name, lower] of all()) {
+        const nameWords = lower.split(/[\s|()]+/).filter((w) => w !== "");
+        const fragment = words.length < nameWords.length && words.every((w) => nameWords.includes(w));
+        // Lengths far apart cannot be a few letters off: skip the distance.
+        const near = Math.abs(lower.length - target.length) <= SLIP_LETTERS(target.length);
+        const distance = near ? editDistance(target, lower) : Infinity;
+        if (fragment || distance <= SLIP_LETTERS(target.length)) slips.push({ name, distance });
+      }
+      slips.sort((a, b) => a.distance - b.distance);
+      return slips.slice(0, limit).map((s) => s.name);
+    },
     closest(typed, limit = 3) {
       const target = typed.trim().toLowerCase();
       const scored = all().map(([name, lower]) => ({ name, score: similarity(target, lower) }));
@@ -113,6 +134,9 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
     },
   };
 }
+
+/** Letters a name may be off by and still be a slip for a known one: two, or one in ten of a long name. */
+const SLIP_LETTERS = (length: number) => Math.max(2, Math.floor(length / 10));
 
 /**
  * How alike two names are, 0 to 1: the share of the typed words found in the name (a typo'd word

@@ -1,6 +1,7 @@
 // One listing in detail (item, stickers, seller, auction), its bid history and similar listings.
 import type { Cents } from "../money.ts";
 import type { Listing } from "../market/schemas.ts";
+import { itemLinksOf, type ItemLinks } from "../market/links.ts";
 import type { MarketDeps } from "./deps.ts";
 import { requireId } from "./validate.ts";
 import { toBidView, toListingSummary, type BidView, type ListingSummary } from "./views.ts";
@@ -50,11 +51,13 @@ export interface ListingDetail extends ListingSummary {
   /** Whether the caller watches it (only known when asked with a key). */
   isWatchlisted: boolean | undefined;
   watchers: number | undefined;
+  /** The game's inspect link and the item's screenshot, when the listing has them. */
+  links: ItemLinks;
 }
 
 const round = (v: number | undefined): Cents | undefined => (v === undefined ? undefined : Math.round(v));
 
-export function toListingDetail(listing: Listing): ListingDetail {
+export function toListingDetail(listing: Listing, screenshotTemplate?: string): ListingDetail {
   const item = listing.item;
   const seller = listing.seller;
   const stats = seller?.statistics;
@@ -93,12 +96,16 @@ export function toListingDetail(listing: Listing): ListingDetail {
     referenceQuantity: (listing.reference ?? item.reference)?.quantity,
     isWatchlisted: listing.is_watchlisted,
     watchers: listing.watchers,
+    links: itemLinksOf(listing, screenshotTemplate),
   };
 }
 
-export async function viewListing(deps: MarketDeps, input: { listingId: string }): Promise<ListingDetail> {
+export async function viewListing(
+  deps: MarketDeps,
+  input: { listingId: string; screenshotTemplate?: string | undefined },
+): Promise<ListingDetail> {
   const listingId = requireId("id", input.listingId);
-  return toListingDetail(await deps.market.getListing(listingId));
+  return toListingDetail(await deps.market.getListing(listingId), input.screenshotTemplate);
 }
 
 export interface ListingBids {

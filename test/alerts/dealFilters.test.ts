@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { stickerValueCents } from "../../src/alerts/deal.ts";
 import { describeFilters } from "../../src/alerts/describeFilters.ts";
-import { matchesListing, RuleFilters, ruleFromOptions } from "../../src/alerts/ruleFilters.ts";
+import { matchesListing, RuleFilters } from "../../src/alerts/ruleFilters.ts";
+import { ruleFromOptions } from "../../src/alerts/ruleOptions.ts";
 import { UserFacingError } from "../../src/errors.ts";
 import { feeModel } from "../../src/market/fees.ts";
 import { Sticker } from "../../src/market/schemas.ts";

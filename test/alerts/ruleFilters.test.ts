@@ -2,12 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { UserFacingError } from "../../src/errors.ts";
 import { describeFilters } from "../../src/alerts/describeFilters.ts";
-import {
-  matchesListing,
-  referencePriceOf,
-  RuleFilters,
-  ruleFromOptions,
-} from "../../src/alerts/ruleFilters.ts";
+import { matchesListing, referencePriceOf, RuleFilters } from "../../src/alerts/ruleFilters.ts";
+import { ruleFromOptions } from "../../src/alerts/ruleOptions.ts";
 import { listingWith } from "./fixtures.ts";
 
 const NAME = "Falcon Rifle | Ember Tide (Pristine)";

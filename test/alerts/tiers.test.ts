@@ -1,7 +1,7 @@
 // Seed tiers against Postgres: add and replace (rewriting the rules that follow), limits, bad input that changes nothing, guarded removal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addRule, type RuleChange } from "../../src/alerts/rules.ts";
-import { ruleFromOptions } from "../../src/alerts/ruleFilters.ts";
+import { ruleFromOptions } from "../../src/alerts/ruleOptions.ts";
 import {
   listTiers,
   MAX_TIERS_PER_USER,

@@ -272,9 +272,15 @@ describe("/listing", () => {
     const view = await bot.double.slash(bot.users.alice, "listing view", { id: listing.id }).finalMessage();
 
     expect(isEphemeral(view)).toBe(true);
-    expect(buttonLabels(view)).toEqual(["Buy", "Make offer", "Watch", "Similar"]);
+    expect(buttonLabels(view)).toEqual(["Buy", "Make offer", "Watch", "Similar", "Watch similar"]);
     const actions = componentsOf(view).map((c) => actionOf(c.custom_id ?? ""));
-    expect(actions).toEqual([ACTIONS.buyStart, ACTIONS.offerOpen, ACTIONS.watchAdd, ACTIONS.similar]);
+    expect(actions).toEqual([
+      ACTIONS.buyStart,
+      ACTIONS.offerOpen,
+      ACTIONS.watchAdd,
+      ACTIONS.similar,
+      ACTIONS.watchSimilar,
+    ]);
     expect(button(view, "Buy").custom_id.split(":")[1]).toBe(listing.id);
     const text = textOf(view);
     expect(text).toContain("$25.00");
@@ -284,6 +290,7 @@ describe("/listing", () => {
     expect(text).toContain("Paint index\n44");
     expect(text).toMatch(/Stickers\n.*slot 0/);
     expect(text).toMatch(/Seller\n\*\*mossy\\_trader\*\* · \d+ verified trades · median trade 30 min/);
+    expect(text).toMatch(/Links\nInspect: `platform:\/\/inspect\/A\d+D\d+`/);
   });
 
   it("GIVEN a buy-now listing whose seller refuses offers WHEN viewed THEN there is no Make offer button", async () => {
@@ -294,7 +301,7 @@ describe("/listing", () => {
 
     const view = await bot.double.slash(bot.users.alice, "listing view", { id: listing.id }).finalMessage();
 
-    expect(buttonLabels(view)).toEqual(["Buy", "Watch", "Similar"]);
+    expect(buttonLabels(view)).toEqual(["Buy", "Watch", "Similar", "Watch similar"]);
   });
 
   it("GIVEN an auction with bids WHEN viewed THEN Bid, Watch, Similar and Bids show with top bid, next bid and a Discord end time", async () => {
@@ -308,7 +315,7 @@ describe("/listing", () => {
 
     const view = await bot.double.slash(bot.users.alice, "listing view", { id: listing.id }).finalMessage();
 
-    expect(buttonLabels(view)).toEqual(["Bid", "Watch", "Similar", "Bids"]);
+    expect(buttonLabels(view)).toEqual(["Bid", "Watch", "Similar", "Bids", "Watch similar"]);
     expect(actionOf(button(view, "Bid").custom_id)).toBe(ACTIONS.bidOpen);
     expect(actionOf(button(view, "Bids").custom_id)).toBe(ACTIONS.bids);
     const text = textOf(view);
@@ -324,7 +331,7 @@ describe("/listing", () => {
     const view = await bot.double.slash(bot.users.alice, "listing view", { id: listing.id }).finalMessage();
 
     expect(textOf(view)).toContain("**Sold**");
-    expect(buttonLabels(view)).toEqual(["Similar"]);
+    expect(buttonLabels(view)).toEqual(["Similar", "Watch similar"]);
   });
 
   it("GIVEN an auction with competing bids WHEN /listing bids and the Bids button are used THEN both list the bids, most recent first", async () => {

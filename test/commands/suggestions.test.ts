@@ -92,7 +92,7 @@ describe("item names", () => {
     expect(buttonId(confirmation, "Place order")).toBeTruthy();
   });
 
-  it("GIVEN a name that is no item WHEN alice creates a buy order THEN she is told privately, with close names, and no order exists", async () => {
+  it("GIVEN a name a letter off a known item WHEN alice creates a buy order THEN she is told privately, with close names, and no order exists", async () => {
     const before = (await market.as(alice).getMyBuyOrders({ limit: 100 })).orders.length;
     const drafts = await bot.db.prisma.draft.count();
     const reply = await answer(
@@ -103,10 +103,29 @@ describe("item names", () => {
       }),
     );
     expect(isEphemeral(reply)).toBe(true);
-    expect(textOf(reply)).toContain("is not an item on the marketplace");
+    expect(textOf(reply)).toContain("no listing or sale has the name");
     expect(textOf(reply)).toContain(`Did you mean **${EXAMPLE_ITEM}**`);
     expect((await market.as(alice).getMyBuyOrders({ limit: 100 })).orders.length).toBe(before);
     expect(await bot.db.prisma.draft.count()).toBe(drafts);
+  });
+
+  it("GIVEN a name no listing or sale has yet (a new release) WHEN alice creates a buy order THEN the confirmation asks to place it anyway, AND Place order places it on the marketplace", async () => {
+    const name = "Night Lance | Ærøskøbing 新しい (Factory New)";
+    const before = (await market.as(alice).getMyBuyOrders({ limit: 100 })).orders.length;
+    const confirmation = await answer(
+      bot.double.slash(alice, "buyorder create", { item: name, max_price: "12", quantity: 1 }),
+    );
+    expect(isEphemeral(confirmation)).toBe(true);
+    expect(textOf(confirmation)).toContain("No listing or sale has this name yet; place the order anyway?");
+    expect(textOf(confirmation)).not.toContain("Did you mean");
+
+    const placed = await answer(
+      bot.double.button(alice, buttonId(confirmation, "Place order"), confirmation),
+    );
+    expect(textOf(placed)).toContain("Buy order created");
+    const orders = (await market.as(alice).getMyBuyOrders({ limit: 100 })).orders;
+    expect(orders).toHaveLength(before + 1);
+    expect(orders.map((o) => o.market_hash_name)).toContain(name);
   });
 
   it("GIVEN a name outside the catalog that the market lists WHEN alice creates a buy order THEN it is accepted", async () => {

@@ -1,4 +1,5 @@
-// Discord's limits on command definitions, checked on every command: /watch add sits at the 25-option ceiling.
+// Discord's limits on command definitions, checked on every command; /watch add shows the few options
+// most rules use, /watch edit and /watch filters every other one between them.
 import { describe, expect, it } from "vitest";
 import { commandModules } from "../../commands/index.ts";
 
@@ -43,9 +44,35 @@ describe("command definitions within Discord's limits", () => {
     expect(misordered.map((l) => l.path)).toEqual([]);
   });
 
-  it("GIVEN /watch add WHEN its options are read THEN every deal filter and the tier are there", () => {
+  it("GIVEN /watch add WHEN its options are read THEN a newcomer sees only the name, item, max price, float range, discount and destination", () => {
     const add = all.find((l) => l.path === "watch add");
-    const names = add?.options.map((o) => o.name) ?? [];
+    expect(add?.options.map((o) => o.name)).toEqual([
+      "name",
+      "item",
+      "max_price",
+      "min_float",
+      "max_float",
+      "min_discount",
+      "channel",
+    ]);
+  });
+
+  it("GIVEN /watch edit and /watch filters WHEN their options are read THEN together they set every filter /watch add ever had, on a rule named first", () => {
+    const edit = all.find((l) => l.path === "watch edit")?.options.map((o) => o.name) ?? [];
+    const names = all.find((l) => l.path === "watch filters")?.options.map((o) => o.name) ?? [];
+    expect(edit[0]).toBe("rule");
+    expect(names[0]).toBe("rule");
+    expect(edit).toEqual(
+      expect.arrayContaining([
+        "item",
+        "max_price",
+        "min_float",
+        "max_float",
+        "min_discount",
+        "channel",
+        "clear",
+      ]),
+    );
     expect(names).toEqual(
       expect.arrayContaining([
         "min_profit",
@@ -60,7 +87,19 @@ describe("command definitions within Discord's limits", () => {
         "tier",
       ]),
     );
-    expect(names).toHaveLength(25);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "def_index",
+        "paint_index",
+        "paint_seeds",
+        "min_ref_qty",
+        "type",
+        "category",
+        "stickers",
+        "keychains",
+        "clear",
+      ]),
+    );
     expect(all.map((l) => l.path)).toEqual(
       expect.arrayContaining(["watch tier add", "watch tier list", "watch tier remove"]),
     );

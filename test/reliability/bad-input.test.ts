@@ -423,33 +423,33 @@ const CASES: readonly BadCase[] = [
     says: /min_float \(0\.5\) is above max_float \(0\.1\)/,
   },
   {
-    name: '/watch add paint_seeds "661,,x"',
-    send: slash("watch add", { name: "s", paint_seeds: "661,,x" }),
+    name: '/watch filters paint_seeds "661,,x"',
+    send: slash("watch filters", { rule: "s", paint_seeds: "661,,x" }),
     says: option("paint_seeds"),
   },
   {
-    name: '/watch add paint_seeds "99999999"',
-    send: slash("watch add", { name: "s", paint_seeds: "99999999" }),
+    name: '/watch filters paint_seeds "99999999"',
+    send: slash("watch filters", { rule: "s", paint_seeds: "99999999" }),
     says: option("paint_seeds"),
   },
   {
-    name: "/watch add 200 paint seeds",
-    send: slash("watch add", { name: "s", paint_seeds: TWO_HUNDRED_SEEDS }),
+    name: "/watch filters 200 paint seeds",
+    send: slash("watch filters", { rule: "s", paint_seeds: TWO_HUNDRED_SEEDS }),
     says: /at most 100 seeds/,
   },
   {
-    name: '/watch add stickers "abc|1"',
-    send: slash("watch add", { name: "s", stickers: "abc|1" }),
+    name: '/watch filters stickers "abc|1"',
+    send: slash("watch filters", { rule: "s", stickers: "abc|1" }),
     says: option("stickers"),
   },
   {
-    name: '/watch add stickers "1|9"',
-    send: slash("watch add", { name: "s", stickers: "1|9" }),
+    name: '/watch filters stickers "1|9"',
+    send: slash("watch filters", { rule: "s", stickers: "1|9" }),
     says: /slot must be/,
   },
   {
-    name: '/watch add stickers "|"',
-    send: slash("watch add", { name: "s", stickers: "|" }),
+    name: '/watch filters stickers "|"',
+    send: slash("watch filters", { rule: "s", stickers: "|" }),
     says: option("stickers"),
   },
   {
@@ -459,8 +459,18 @@ const CASES: readonly BadCase[] = [
   },
   {
     name: "/watch add named with SQL and no narrowing filter",
-    send: slash("watch add", { name: "'; DROP TABLE users;--", type: "auction" }),
+    send: slash("watch add", { name: "'; DROP TABLE users;--" }),
     says: /Add at least one filter/,
+  },
+  {
+    name: "/watch edit clear an unknown filter",
+    send: slash("watch edit", { rule: "s", clear: "colour" }),
+    says: option("clear"),
+  },
+  {
+    name: "/watch edit max_price 1e300",
+    send: slash("watch edit", { rule: "s", max_price: 1e300 }),
+    says: option("max_price"),
   },
   {
     name: "/watch remove a rule that does not exist",

@@ -40,6 +40,15 @@ describe("createItemNameIndex", () => {
     expect(index.closest("zzzz qqqq", 3)).toEqual([]);
   });
 
+  it("GIVEN a name a letter off a known one, or a part of one THEN it is a slip for that name; a new item's name of a known weapon is none", () => {
+    const index = createItemNameIndex({ now: () => 0, known: catalog });
+    expect(index.slipsOf("Falcon Rifle | Ember Tid (Pristine)")).toContain(EXAMPLE_ITEM);
+    expect(index.slipsOf("ember tide (pristine)")).toContain(EXAMPLE_ITEM);
+    expect(index.slipsOf("Falcon Rifle | Night Bloom (Pristine)")).toEqual([]);
+    expect(index.slipsOf("Night Lance | Ærøskøbing 新しい (Factory New)")).toEqual([]);
+    expect(index.slipsOf("   ")).toEqual([]);
+  });
+
   it("GIVEN no catalog (the live case) WHEN a name was seen on a search THEN it is known, and a name never seen is not", () => {
     const index = createItemNameIndex({ now: () => 0 });
     index.remember(["Odd Blaster | Test Pattern (Field Worn)"]);

@@ -27,6 +27,8 @@ export type AlertKind =
 export interface NewAlert {
   userId: number;
   ruleId?: number | null;
+  /** Further rules this alert stands for (one listing alert per user groups their rules): their match counts move too. */
+  alsoRuleIds?: readonly number[];
   kind: AlertKind;
   /** What the alert is about: listing id, trade id, order id... */
   subjectId: string;
@@ -90,6 +92,12 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
   const unique = [...new Map(alerts.map((a) => [a.dedupeKey, a])).values()];
   if (unique.length === 0) return [];
   const col = <T>(f: (a: NewAlert) => T) => unique.map(f);
+  // Every rule an alert stands for, as (dedupe key, rule id) pairs: a new alert counts for each.
+  const matched = unique.flatMap((a) =>
+    [...(a.ruleId == null ? [] : [a.ruleId]), ...(a.alsoRuleIds ?? [])].map(
+      (id) => [a.dedupeKey, id] as const,
+    ),
+  );
   const rows = await db.$queryRaw<unknown[]>`
     WITH input AS (
       SELECT * FROM unnest(
@@ -134,10 +142,11 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
     counted AS (
       UPDATE watch_rules w
          SET match_count = w.match_count + c.n, last_matched_at = now()
-        FROM (SELECT input.rule_id, count(*)::int AS n
-                FROM inserted JOIN input USING (dedupe_key)
-               WHERE input.rule_id IS NOT NULL
-               GROUP BY input.rule_id) c
+        FROM (SELECT m.rule_id, count(*)::int AS n
+                FROM inserted
+                JOIN unnest(${matched.map((m) => m[0])}::text[], ${matched.map((m) => m[1])}::int[])
+                       AS m(dedupe_key, rule_id) USING (dedupe_key)
+               GROUP BY m.rule_id) c
        WHERE w.id = c.rule_id
        RETURNING w.id
     )

@@ -7,13 +7,12 @@ import {
   type APIComponentInMessageActionRow,
   type APIEmbed,
 } from "discord.js";
-import { dealFields } from "./dealFields.ts";
+import { listingAlertLine, listingEmbed } from "./listingAlert.ts";
 import type {
   AlertContent,
   AuctionEndedAlert,
   BuyOrderFillAlert,
   DigestAlert,
-  ListingAlert,
   OutbidAlert,
   SingleAlert,
   TradeAlert,
@@ -50,6 +49,7 @@ export const ALERT_ACTIONS = {
   cancel: ACTIONS.tradeCancel,
   view: "alert.view",
   disarm: ACTIONS.watchDisarm,
+  watchSimilar: ACTIONS.watchSimilar,
 } as const;
 
 export interface RenderedAlert {
@@ -78,58 +78,6 @@ function row(
   buttons: APIButtonComponentWithCustomId[],
 ): APIActionRowComponent<APIComponentInMessageActionRow>[] {
   return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons }];
-}
-
-function listingEmbed(a: ListingAlert): APIEmbed {
-  const fields: { name: string; value: string; inline?: boolean }[] = [
-    {
-      name: a.listingType === "auction" ? "Current price" : "Price",
-      value: money(a.priceCents),
-      inline: true,
-    },
-  ];
-  if (a.referenceCents !== undefined) {
-    const d = a.discountPercent;
-    const vs = d === undefined ? "" : d >= 0 ? ` (${d.toFixed(1)}% below)` : ` (${(-d).toFixed(1)}% above)`;
-    fields.push({ name: "Reference", value: `${money(a.referenceCents)}${vs}`, inline: true });
-  }
-  if (a.floatValue !== undefined)
-    fields.push({ name: "Float", value: a.floatValue.toFixed(6), inline: true });
-  if (a.paintSeed !== undefined) fields.push({ name: "Seed", value: String(a.paintSeed), inline: true });
-  fields.push(...dealFields(a));
-  if (a.stickers.length > 0) {
-    fields.push({
-      name: "Stickers",
-      value: truncate(
-        a.stickers
-          .map((s) => (s.slot === undefined ? name(s.name) : `${name(s.name)} (slot ${s.slot})`))
-          .join("\n"),
-        1000,
-      ),
-    });
-  }
-  if (a.keychains.length > 0)
-    fields.push({ name: "Keychains", value: a.keychains.map((k) => name(k.name)).join("\n") });
-  if (a.auction !== undefined) {
-    const parts = [];
-    if (a.auction.topBidCents !== undefined) parts.push(`top bid ${money(a.auction.topBidCents)}`);
-    if (a.auction.minNextBidCents !== undefined)
-      parts.push(`next bid from ${money(a.auction.minNextBidCents)}`);
-    if (a.auction.expiresAt !== undefined) parts.push(`ends ${relativeTime(new Date(a.auction.expiresAt))}`);
-    if (parts.length > 0) fields.push({ name: "Auction", value: parts.join(" · ") });
-  }
-  fields.push({
-    name: `Rule: ${truncate(a.ruleName, 200)}`,
-    value: a.ruleSummary === "" ? "—" : a.ruleSummary,
-  });
-  return embed({
-    tone: "deal",
-    title: truncate(`${a.listingType === "auction" ? "New auction" : "New listing"}: ${a.itemName}`, 256),
-    fields,
-    ...(a.iconUrl !== undefined && /^https:\/\//.test(a.iconUrl) ? { thumbnailUrl: a.iconUrl } : {}),
-    footer: `Listing ${a.listingId}${a.sellerName === undefined ? "" : ` · seller ${truncate(a.sellerName, 60)}`}`,
-    ...(a.listedAt === undefined ? {} : { timestamp: new Date(a.listedAt) }),
-  });
 }
 
 function outbidEmbed(a: OutbidAlert): APIEmbed {
@@ -229,7 +177,7 @@ function buyOrderEmbed(a: BuyOrderFillAlert): APIEmbed {
 export function alertLine(a: SingleAlert): string {
   switch (a.kind) {
     case "listing":
-      return `💸 ${name(a.itemName)}: ${money(a.priceCents)}${a.discountPercent === undefined ? "" : ` (${a.discountPercent.toFixed(1)}% below ref)`} — rule ${name(a.ruleName)} · listing ${a.listingId}`;
+      return listingAlertLine(a);
     case "outbid":
       return `⚠️ Outbid on ${name(a.itemName)}: top bid ${money(a.topBidCents)} (your ceiling ${money(a.yourMaxCents)}) · listing ${a.listingId}`;
     case "auction_ended":
@@ -278,6 +226,7 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
           ? button("Bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId)
           : button("Buy", ButtonStyle.Success, ALERT_ACTIONS.buy, alert.listingId, ownerId),
         button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
+        button("Watch similar", ButtonStyle.Secondary, ALERT_ACTIONS.watchSimilar, alert.listingId, ownerId),
       ];
       return { embeds: [listingEmbed(alert)], components: row(buttons) };
     }

@@ -10,6 +10,7 @@ import type {
   BuyOrdersPage,
 } from "../../trading/buyOrders.ts";
 import type { BuyOrderConstraints } from "../../trading/constraints.ts";
+import { safeUserText } from "../../input/parse.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
 import { itemName, type ActionRow } from "./listing.ts";
@@ -186,6 +187,21 @@ function capsLines(caps: CapsView): string {
 }
 
 /** A new order's confirmation: what it commits in all, against the caps. Nothing is placed yet. */
+/** Above a buy order's confirmation when no listing or sale has its name yet. */
+export function unseenItemNotice(itemName: string, similar: readonly string[]): APIEmbed {
+  const like =
+    similar.length === 0
+      ? ""
+      : `\nNames like it that do trade: ${similar.map((s) => `**${safeUserText(s, 100)}**`).join(", ")}.`;
+  return embed({
+    tone: "warning",
+    title: "No listing or sale has this name yet; place the order anyway?",
+    description:
+      `**${safeUserText(itemName, 128)}** has never been listed or sold that the marketplace shows: fine for a new ` +
+      `release or a rare item, but check the spelling, since the order fills only for exactly this name.${like}`,
+  });
+}
+
 export function buyOrderConfirmMessage(
   q: BuyOrderQuote,
   b: ConfirmButtons,

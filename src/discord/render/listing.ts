@@ -116,6 +116,27 @@ export function listingSelect(
   };
 }
 
+/**
+ * The item's screenshot and inspect links as one field value. Discord links only http(s): the
+ * game's inspect link (its own scheme) is shown as text to copy.
+ */
+export function itemLinksText(links: {
+  inspectLink?: string | undefined;
+  screenshotUrl?: string | undefined;
+}): string | undefined {
+  const parts: string[] = [];
+  if (links.screenshotUrl !== undefined && /^https:\/\/\S+$/.test(links.screenshotUrl))
+    parts.push(`[Screenshot](${links.screenshotUrl})`);
+  if (links.inspectLink !== undefined) {
+    parts.push(
+      /^https:\/\/\S+$/.test(links.inspectLink)
+        ? `[Inspect in game](${links.inspectLink})`
+        : `Inspect: \`${links.inspectLink.replaceAll("`", "")}\``,
+    );
+  }
+  return parts.length === 0 ? undefined : truncate(parts.join("\n"), 1024);
+}
+
 /** The full view of one listing. */
 export function listingEmbed(d: ListingDetail): APIEmbed {
   const fields: { name: string; value: string; inline?: boolean }[] = [];
@@ -201,6 +222,9 @@ export function listingEmbed(d: ListingDetail): APIEmbed {
     fields.push({ name: "Seller", value: bits.join(" · ") });
   }
 
+  const links = itemLinksText(d.links);
+  if (links !== undefined) fields.push({ name: "Links", value: links });
+
   const description: string[] = [];
   if (d.state !== "listed") {
     const when = d.state === "sold" && d.soldAt ? ` ${relativeTime(d.soldAt)}` : "";
@@ -265,7 +289,12 @@ export function listingButtons(d: ListingDetail, idFor: IdFor): ActionRow[] {
   }
   buttons.push(button("Similar", ButtonStyle.Secondary, idFor(ACTIONS.similar, id)));
   if (d.type === "auction") buttons.push(button("Bids", ButtonStyle.Secondary, idFor(ACTIONS.bids, id)));
-  return [{ type: ComponentType.ActionRow, components: buttons.slice(0, 5) }];
+  // A rule like this listing: on a row of its own, so the listing's own actions keep their places.
+  const watch = button("Watch similar", ButtonStyle.Secondary, idFor(ACTIONS.watchSimilar, id));
+  return [
+    { type: ComponentType.ActionRow, components: buttons.slice(0, 5) },
+    { type: ComponentType.ActionRow, components: [watch] },
+  ];
 }
 
 /** Bid history of an auction, most recent first. */

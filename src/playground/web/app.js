@@ -7,6 +7,7 @@ import { openEvents } from "./connection.js";
 import { refreshRelativeTimes } from "./markdown.js";
 import { createModals } from "./modal.js";
 import { createPanel } from "./panel.js";
+import { icon } from "./icons.js";
 import { avatar, el, renderMessage } from "./render.js";
 import { keepPinned } from "./scroll.js";
 import { channelName, dmChannelId, isDm, meUser, names, state } from "./state.js";
@@ -134,7 +135,10 @@ function drawRail() {
     b.type = "button";
     b.dataset.channel = c.name;
     b.disabled = c.type !== "text";
-    b.append(el("span", "channel-icon", c.type === "text" ? "#" : "🔊"), el("span", "channel-name", c.name));
+    b.append(
+      c.type === "text" ? el("span", "channel-icon", "#") : icon("speaker", "channel-icon", "voice channel"),
+      el("span", "channel-name", c.name),
+    );
     const unread = state.unread.get(c.id);
     if (unread) b.append(el("span", "badge", String(unread)));
     b.addEventListener("click", () => openChannel(c.id));

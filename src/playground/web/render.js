@@ -1,6 +1,7 @@
 // Messages as Discord draws them: author line, markdown, embeds, attachments; buttons and select
 // menus are drawn by messageComponents.js.
 import { el } from "./dom.js";
+import { icon } from "./icons.js";
 import { inline, renderMarkdown, safeHttpUrl } from "./markdown.js";
 import { renderComponent } from "./messageComponents.js";
 
@@ -159,7 +160,7 @@ function renderAttachment(attachment, ctx) {
   a.href = src;
   a.download = attachment.filename;
   box.append(
-    el("span", "file-icon", "📄"),
+    icon("file", "file-icon"),
     a,
     el("span", "muted small", ` ${Math.ceil(attachment.size / 1024)} KB`),
   );
@@ -233,7 +234,7 @@ export function renderMessage(m, ctx, continued) {
   body.append(el("div", "interaction-error"));
   if (m.ephemeral) {
     const note = el("div", "ephemeral-note");
-    note.append(el("span", "eye", "👁"), el("span", "", "Only you can see this • "));
+    note.append(icon("eye", "eye"), el("span", "", "Only you can see this • "));
     const dismiss = el("button", "link-button", "Dismiss message");
     dismiss.type = "button";
     dismiss.addEventListener("click", () => ctx.dismiss(m.id));

@@ -1,4 +1,4 @@
-// Deal quality end to end: /watch add with deal filters and seed tiers through Discord, listings in the sandbox, alert DMs.
+// Deal quality end to end: /watch add then /watch filters with deal filters and seed tiers through Discord, listings in the sandbox, alert DMs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { textOf, type InteractionHandle, type StoredMessage } from "../../support/discord.ts";
 import { alertEngineOf, startBot, type Bot, type BotUser } from "../../support/harness.ts";
@@ -56,10 +56,20 @@ async function alertedOnlyFor(wanted: string, unwanted: readonly string[]): Prom
   return textOf(alertsFor(wanted)[0] as StoredMessage);
 }
 
+/** /watch add with the item, then /watch filters with the rest: the answer of the second. */
+async function ruleWith(
+  name: string,
+  item: string,
+  filters: Record<string, string | number>,
+): Promise<string> {
+  expect(await say("watch add", { name, item })).toContain(`Watching: ${name}`);
+  return say("watch filters", { rule: name, ...filters });
+}
+
 describe("deal quality on watch rules", () => {
   it("GIVEN a fade rule at 97% WHEN a 90% and a 97% fade are listed THEN only the 97% one alerts, showing its fade", async () => {
     const item = uniqueItemName("fade");
-    expect(await say("watch add", { name: "fades", item, fade: "97" })).toContain("fade ≥ 97%");
+    expect(await ruleWith("fades", item, { fade: "97" })).toContain("fade ≥ 97%");
 
     const low = bot.sandbox.control.createListing({
       market_hash_name: item,
@@ -76,7 +86,7 @@ describe("deal quality on watch rules", () => {
 
   it("GIVEN min_profit $10 WHEN listings netting $13.00 and $9.00 after the 2% fee appear THEN only the first alerts, with net and instant exit", async () => {
     const item = uniqueItemName("profit");
-    expect(await say("watch add", { name: "profit", item, min_profit: 10 })).toContain("net ≥ $10.00");
+    expect(await ruleWith("profit", item, { min_profit: 10 })).toContain("net ≥ $10.00");
     // A standing $90.00 buy order for the item: the instant exit of an $85.00 buy.
     bot.sandbox.control.createWebsiteBuyOrder({
       platformId: bot.users.bob.demo.platformId,
@@ -105,7 +115,7 @@ describe("deal quality on watch rules", () => {
   it("GIVEN a rule following a seed tier WHEN the tier's seeds are replaced THEN the rule follows the new seeds", async () => {
     const item = uniqueItemName("tier");
     expect(await say("watch tier add", { name: "blue tier", seeds: "11, 12" })).toContain("2 seeds: 11, 12");
-    expect(await say("watch add", { name: "tiered", item, tier: "blue tier" })).toContain('tier "blue tier"');
+    expect(await ruleWith("tiered", item, { tier: "blue tier" })).toContain('tier "blue tier"');
 
     const first = bot.sandbox.control.createListing({ market_hash_name: item, paint_seed: 11 });
     const other = bot.sandbox.control.createListing({ market_hash_name: item, paint_seed: 13 });
@@ -121,7 +131,7 @@ describe("deal quality on watch rules", () => {
 
     // Both tier options suggest the user's tiers.
     for (const [path, option] of [
-      ["watch add", "tier"],
+      ["watch filters", "tier"],
       ["watch tier remove", "name"],
     ] as const) {
       const suggested = await bot.double
@@ -161,9 +171,7 @@ describe("deal quality on watch rules", () => {
         const sold = bot.sandbox.control.createListing({ market_hash_name: item, price: 500 });
         bot.sandbox.control.sellToBuyer(sold.id);
       }
-      expect(await say("watch add", { name: `sales ${item}`, item, min_sales_per_day: 2 })).toContain(
-        "≥ 2 sales/day",
-      );
+      expect(await ruleWith(`sales ${item}`, item, { min_sales_per_day: 2 })).toContain("≥ 2 sales/day");
     }
     const slow = bot.sandbox.control.createListing({ market_hash_name: quiet, price: 500 });
     const fast = bot.sandbox.control.createListing({ market_hash_name: busy, price: 500 });
@@ -172,7 +180,7 @@ describe("deal quality on watch rules", () => {
 
   it("GIVEN min_sticker_value $12 WHEN listings with $12.35 and $0.85 of stickers appear THEN only the first alerts, showing the value", async () => {
     const item = uniqueItemName("stickers");
-    await say("watch add", { name: "stickers", item, min_sticker_value: 12 });
+    await ruleWith("stickers", item, { min_sticker_value: 12 });
     // Catalog prices: Golden Anchor $23.00 at half wear is $11.50; Neon Fox $0.85 unworn.
     const cheap = bot.sandbox.control.createListing({
       market_hash_name: item,

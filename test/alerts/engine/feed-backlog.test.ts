@@ -64,7 +64,7 @@ describe("feed backlog", () => {
     expect(await feedExtra()).toBeNull();
 
     const keys = await keysOf(ruleId);
-    expect(new Set(keys)).toEqual(new Set(created.map((l) => `listing:${ruleId}:${l.id}`)));
+    expect(new Set(keys)).toEqual(new Set(created.map((l) => `listing:u${aliceId}:${l.id}`)));
     expect(keys).toHaveLength(130);
     const row = await w.db.prisma.pollerState.findUniqueOrThrow({ where: { key: "feed" } });
     expect(row.highWaterMark).toBe(created[129]?.id);
@@ -92,7 +92,7 @@ describe("feed backlog", () => {
     expect(results.slice(0, -1).every((r) => r.outcome === "backlog")).toBe(true);
     expect(results.reduce((n, r) => n + r.newListings, 0)).toBe(220);
     const keys = await keysOf(ruleId);
-    expect(new Set(keys)).toEqual(new Set(created.map((l) => `listing:${ruleId}:${l.id}`)));
+    expect(new Set(keys)).toEqual(new Set(created.map((l) => `listing:u${aliceId}:${l.id}`)));
     expect(keys).toHaveLength(220);
     const after = listingReads();
     expect(after.refused - before.refused).toBe(0);
@@ -176,6 +176,6 @@ describe("feed backlog", () => {
     expect(expired.outcome).toBe("gap");
     expect(await w.db.prisma.alertLog.count({ where: { kind: "feed_gap" } })).toBe(told + 1);
     expect(after).toMatchObject({ outcome: "ok", newListings: 1 });
-    expect(await keysOf(ruleId)).toContain(`listing:${ruleId}:${next.id}`);
+    expect(await keysOf(ruleId)).toContain(`listing:u${aliceId}:${next.id}`);
   });
 });

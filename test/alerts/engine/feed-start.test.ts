@@ -35,10 +35,15 @@ async function emptyTheMarket(): Promise<void> {
   }
 }
 
-const alertKeys = async () =>
-  (await w.db.prisma.alertLog.findMany({ orderBy: { id: "asc" }, select: { dedupeKey: true } })).map(
-    (a) => a.dedupeKey,
-  );
+/** Alert keys, oldest first; with a rule: only the alerts that rule led. */
+const alertKeys = async (ruleId?: number) =>
+  (
+    await w.db.prisma.alertLog.findMany({
+      where: ruleId === undefined ? {} : { ruleId },
+      orderBy: { id: "asc" },
+      select: { dedupeKey: true },
+    })
+  ).map((a) => a.dedupeKey);
 
 const feedRow = () => w.db.prisma.pollerState.findUnique({ where: { key: "feed" } });
 
@@ -46,7 +51,7 @@ describe("feed first start", () => {
   it("GIVEN a first start on an empty market WHEN listings appear THEN they are alerted", async () => {
     await emptyTheMarket();
     const item = uniqueItemName("empty");
-    const ruleId = await w.addRule(aliceId, "empty market", { item });
+    await w.addRule(aliceId, "empty market", { item });
     const engine = w.engine();
 
     const first = await engine.runFeedOnce();
@@ -55,7 +60,7 @@ describe("feed first start", () => {
     const listings = w.sandbox.control.createListings(2, { market_hash_name: item, price: 900 });
     const next = await engine.runFeedOnce();
     expect(next).toMatchObject({ outcome: "ok", newListings: 2 });
-    expect(await alertKeys()).toEqual(listings.map((l) => `listing:${ruleId}:${l.id}`));
+    expect(await alertKeys()).toEqual(listings.map((l) => `listing:u${aliceId}:${l.id}`));
 
     await engine.runDeliveryOnce();
     for (const l of listings) await w.double.waitForDm(alice.id, (m) => textOf(m).includes(l.id));
@@ -84,15 +89,15 @@ describe("feed first start", () => {
     const recovered = await second.runFeedOnce();
 
     expect(recovered).toMatchObject({ outcome: "first_run", newListings: 3 });
-    const keys = (await alertKeys()).filter((k) => k.startsWith(`listing:${ruleId}:`));
-    expect(keys).toEqual([during, ...later].map((l) => `listing:${ruleId}:${l.id}`));
-    expect(keys).not.toContain(`listing:${ruleId}:${before.id}`);
+    const keys = await alertKeys(ruleId);
+    expect(keys).toEqual([during, ...later].map((l) => `listing:u${aliceId}:${l.id}`));
+    expect(keys).not.toContain(`listing:u${aliceId}:${before.id}`);
     expect((await feedRow())?.highWaterMark).toBe(later[1]?.id);
 
     // From then on the mark is a listing and the feed goes on as usual.
     const after = w.sandbox.control.createListing({ market_hash_name: item, price: 950 });
     expect(await second.runFeedOnce()).toMatchObject({ outcome: "ok", newListings: 1 });
-    expect(await alertKeys()).toContain(`listing:${ruleId}:${after.id}`);
+    expect(await alertKeys()).toContain(`listing:u${aliceId}:${after.id}`);
   });
 
   it("GIVEN a first start on a market with listings WHEN the feed first runs THEN the newest listing becomes the mark and nothing is alerted", async () => {
@@ -106,6 +111,6 @@ describe("feed first start", () => {
 
     expect(first).toMatchObject({ outcome: "first_run", newListings: 0 });
     expect((await feedRow())?.highWaterMark).toBe(existing[1]?.id);
-    expect((await alertKeys()).filter((k) => k.startsWith(`listing:${ruleId}:`))).toEqual([]);
+    expect(await alertKeys(ruleId)).toEqual([]);
   });
 });

@@ -42,7 +42,7 @@ describe("feed poller", () => {
   it("GIVEN a rule WHEN a matching listing appears THEN exactly one DM arrives AND a non-matching one sends none", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("match");
-    const ruleId = await w.addRule(userId, "cheap test blade", { item, max_price: 5_000 });
+    await w.addRule(userId, "cheap test blade", { item, max_price: 5_000 });
     const engine = w.engine();
 
     const hit = w.sandbox.control.createListing({
@@ -57,7 +57,7 @@ describe("feed poller", () => {
     const feed = await engine.runFeedOnce();
     expect(feed.outcome).toBe("ok");
     expect(feed.newListings).toBe(3);
-    expect(await alertKeys()).toEqual([`listing:${ruleId}:${hit.id}`]);
+    expect(await alertKeys()).toEqual([`listing:u${userId}:${hit.id}`]);
 
     const delivery = await engine.runDeliveryOnce();
     expect(delivery.sent).toBe(1);
@@ -76,7 +76,7 @@ describe("feed poller", () => {
     await engine.runFeedOnce();
     await engine.runDeliveryOnce();
     expect(w.double.dmsTo(alice.id).filter((m) => textOf(m).includes(hit.id))).toHaveLength(1);
-    expect(await alertKeys()).toEqual([`listing:${ruleId}:${hit.id}`]);
+    expect(await alertKeys()).toEqual([`listing:u${userId}:${hit.id}`]);
   });
 
   it("GIVEN a DM rule and a default destination of a channel in settings WHEN a listing matches THEN the alert is posted in that channel, not by DM", async () => {
@@ -105,7 +105,7 @@ describe("feed poller", () => {
   it("GIVEN 120 listings created between two polls WHEN the feed runs once THEN it pages back to its mark and sees all of them", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("burst");
-    const ruleId = await w.addRule(userId, "burst", { item });
+    await w.addRule(userId, "burst", { item });
     const engine = w.engine();
     await engine.runFeedOnce(); // settle the mark after earlier tests
     const before = w.sandbox.control.stats();
@@ -117,7 +117,7 @@ describe("feed poller", () => {
     expect(result.newListings).toBe(120);
     expect(result.pages).toBe(3);
     const keys = new Set(await alertKeys());
-    for (const l of created) expect(keys.has(`listing:${ruleId}:${l.id}`)).toBe(true);
+    for (const l of created) expect(keys.has(`listing:u${userId}:${l.id}`)).toBe(true);
     const after = w.sandbox.control.stats();
     expect(searchCalls(after) - searchCalls(before)).toBe(3);
   });
@@ -125,7 +125,7 @@ describe("feed poller", () => {
   it("GIVEN an engine restarted on the same database WHEN listings appeared while it was down THEN it alerts those and nothing it handled before", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("restart");
-    const ruleId = await w.addRule(userId, "restart", { item });
+    await w.addRule(userId, "restart", { item });
     const first = w.engine();
     const old = w.sandbox.control.createListing({ market_hash_name: item, price: 700 });
     await first.runFeedOnce();
@@ -139,15 +139,15 @@ describe("feed poller", () => {
     expect(result.outcome).toBe("ok");
     expect(result.newListings).toBe(3);
     const keys = await alertKeys();
-    expect(keys.filter((k) => k === `listing:${ruleId}:${old.id}`)).toHaveLength(1);
-    for (const l of whileDown) expect(keys).toContain(`listing:${ruleId}:${l.id}`);
+    expect(keys.filter((k) => k === `listing:u${userId}:${old.id}`)).toHaveLength(1);
+    for (const l of whileDown) expect(keys).toContain(`listing:u${userId}:${l.id}`);
     expect(await w.db.prisma.alertLog.count()).toBe(alertsBefore + 3);
   });
 
   it("GIVEN the feed's mark was not saved after alerts were written (a crash) WHEN the feed re-reads THEN no alert is written twice", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("crash");
-    const ruleId = await w.addRule(userId, "crash", { item });
+    await w.addRule(userId, "crash", { item });
     const engine = w.engine();
     await engine.runFeedOnce();
     const markBefore = await w.db.prisma.pollerState.findUniqueOrThrow({ where: { key: "feed" } });
@@ -164,9 +164,9 @@ describe("feed poller", () => {
 
     expect(result.newListings).toBeGreaterThanOrEqual(1);
     const keys = await alertKeys();
-    expect(keys.filter((k) => k === `listing:${ruleId}:${listing.id}`)).toHaveLength(1);
+    expect(keys.filter((k) => k === `listing:u${userId}:${listing.id}`)).toHaveLength(1);
     expect(
-      await w.db.prisma.outbox.count({ where: { alert: { dedupeKey: `listing:${ruleId}:${listing.id}` } } }),
+      await w.db.prisma.outbox.count({ where: { alert: { dedupeKey: `listing:u${userId}:${listing.id}` } } }),
     ).toBe(1);
   });
 
@@ -199,7 +199,7 @@ describe("feed poller", () => {
   it("GIVEN the marketplace fails WHEN the feed runs THEN the cycle fails softly, backs off, and the next cycle catches up", async () => {
     const userId = (await w.db.prisma.user.findUniqueOrThrow({ where: { discordId: alice.id } })).id;
     const item = uniqueItemName("fault");
-    const ruleId = await w.addRule(userId, "fault", { item });
+    await w.addRule(userId, "fault", { item });
     const engine = w.engine();
     await engine.runFeedOnce();
     const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 1_000 });
@@ -219,7 +219,7 @@ describe("feed poller", () => {
     w.sandbox.control.clearFaults();
     const ok = await engine.runFeedOnce();
     expect(ok.outcome).toBe("ok");
-    expect(await alertKeys()).toContain(`listing:${ruleId}:${listing.id}`);
+    expect(await alertKeys()).toContain(`listing:u${userId}:${listing.id}`);
   });
 
   it("GIVEN a rule saved while a feed cycle is reading WHEN a listing for it appears before the read answers THEN it is alerted", async () => {
@@ -235,12 +235,12 @@ describe("feed poller", () => {
     const cycle = engine.runFeedOnce(); // rules synced, now waiting on the slow read
     await waitUntil(async () => (await faultsLeft()) === 0, 5_000, "the feed's read to reach the sandbox");
     const item = uniqueItemName("mid-cycle");
-    const ruleId = await w.addRule(userId, "mid-cycle", { item });
+    await w.addRule(userId, "mid-cycle", { item });
     const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 600 });
     const result = await cycle;
 
     expect(result.newListings).toBe(1);
-    expect(await alertKeys()).toContain(`listing:${ruleId}:${listing.id}`);
+    expect(await alertKeys()).toContain(`listing:u${userId}:${listing.id}`);
   });
 });
 

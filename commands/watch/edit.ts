@@ -1,0 +1,106 @@
+// /watch edit and /watch filters: change a rule in place and show it before and after.
+import { editRule, parseClear } from "../../src/alerts/ruleEdit.ts";
+import type { RuleOptions } from "../../src/alerts/ruleOptions.ts";
+import type { RuleDeps, RuleDestination } from "../../src/alerts/rules.ts";
+import { tierSeeds } from "../../src/alerts/tiers.ts";
+import type { CommandContext } from "../../src/discord/command.ts";
+import { embed, notice } from "../../src/discord/render/embeds.ts";
+import { truncate } from "../../src/discord/render/format.ts";
+import { safeUserText } from "../../src/input/parse.ts";
+import { checkChannelDestination } from "./destination.ts";
+
+/** The options of /watch edit and /watch filters, read by name (each subcommand has some of them). */
+interface EditReader {
+  string(name: string): string | undefined;
+  integer(name: string): number | undefined;
+  number(name: string): number | undefined;
+  channel(name: string): { id: string } | undefined;
+}
+
+const readerOf = (ctx: CommandContext) => ctx.options as unknown as EditReader;
+
+/** Reads every filter option (those the subcommand lacks are simply absent). */
+export function ruleOptionsOf(ctx: CommandContext): RuleOptions {
+  const o = readerOf(ctx);
+  return {
+    item: o.string("item"),
+    def_index: o.integer("def_index"),
+    paint_index: o.integer("paint_index"),
+    paint_seeds: o.string("paint_seeds"),
+    min_float: o.number("min_float"),
+    max_float: o.number("max_float"),
+    max_price: o.number("max_price"),
+    min_discount: o.number("min_discount"),
+    min_ref_qty: o.integer("min_ref_qty"),
+    type: o.string("type"),
+    category: o.string("category"),
+    stickers: o.string("stickers"),
+    keychains: o.string("keychains"),
+    min_profit: o.number("min_profit"),
+    min_profit_pct: o.number("min_profit_pct"),
+    min_exit_profit: o.number("min_exit_profit"),
+    fade: o.string("fade"),
+    blue_gem: o.string("blue_gem"),
+    max_float_rank: o.integer("max_float_rank"),
+    min_sticker_value: o.number("min_sticker_value"),
+    min_sticker_pct: o.number("min_sticker_pct"),
+    min_sales_per_day: o.number("min_sales_per_day"),
+    tier: o.string("tier"),
+  };
+}
+
+function where(d: RuleDestination): string {
+  return d.kind === "channel" ? `<#${d.channelId}>` : "your DMs";
+}
+
+/** Edits the rule named in `rule` with the options given, and answers with it before and after. */
+export async function runEdit(ctx: CommandContext, deps: RuleDeps) {
+  const o = readerOf(ctx);
+  const options = ruleOptionsOf(ctx);
+  const clear = parseClear(o.string("clear"));
+  const tierName = o.string("tier");
+  // The tier's seeds come from the database; the edit only parses what was typed.
+  const tier =
+    tierName === undefined ? undefined : await tierSeeds(deps, { discordId: ctx.user.id, name: tierName });
+  const channel = o.channel("channel");
+  const destination = channel === undefined ? undefined : checkChannelDestination(ctx, channel.id);
+  if (channel !== undefined && clear.includes("channel")) {
+    return {
+      ephemeral: true,
+      embeds: [notice("error", "`channel` and `clear: channel` contradict each other; pick one.")],
+    };
+  }
+  const result = await editRule(deps, {
+    discordId: ctx.user.id,
+    name: o.string("rule") ?? "",
+    options,
+    clear,
+    destination,
+    ...(tier === undefined ? {} : { context: { tierSeeds: tier.seeds } }),
+  });
+  const name = safeUserText(result.name, 50);
+  const before = `${result.before.summary}\nAlerts go to ${where(result.before.destination)}.`;
+  const after = `${result.after.summary}\nAlerts go to ${where(result.after.destination)}.`;
+  const embeds = [
+    embed({
+      tone: result.unchanged ? "neutral" : "success",
+      title: truncate(result.unchanged ? `Nothing changed: ${result.name}` : `Edited: ${result.name}`, 256),
+      description: result.unchanged
+        ? "The options given are what the rule already had."
+        : "Same rule: its alert record, tier link and history are kept. New listings from now on match the new filters.",
+      fields: [
+        { name: "Before", value: before },
+        { name: "After", value: after },
+      ],
+    }),
+  ];
+  if (result.disarmed) {
+    embeds.push(
+      notice(
+        "warning",
+        `**${name}** was armed live, and this edit widens what it may buy, so it is **disarmed**: it alerts but buys nothing. \`/watch arm rule:${truncate(result.name, 50)} mode:live\` arms it again, after a new confirmation.`,
+      ),
+    );
+  }
+  return { ephemeral: true, embeds };
+}

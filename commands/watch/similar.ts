@@ -1,0 +1,197 @@
+// "Watch similar" on alerts and listing views: the rule a listing suggests, shown, then saved with one
+// press (Save rule), or after changing it in a form filled from the listing (Adjust…).
+import { ButtonStyle, LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from "discord.js";
+import { z } from "zod";
+import { marketForReading } from "../../src/alerts/actions.ts";
+import { describeFilters } from "../../src/alerts/describeFilters.ts";
+import type { RuleDeps, RuleView } from "../../src/alerts/rules.ts";
+import {
+  adjustSimilarRule,
+  proposeSimilarRule,
+  saveSimilarRule,
+  SimilarRuleSchema,
+  type SimilarRule,
+} from "../../src/alerts/similarRule.ts";
+import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
+import { ensureUser } from "../../src/db/repos/users.ts";
+import { ACTIONS } from "../../src/discord/actions.ts";
+import {
+  modal,
+  type BaseContext,
+  type ComponentContext,
+  type ComponentHandler,
+  type ModalHandler,
+} from "../../src/discord/command.ts";
+import { embed } from "../../src/discord/render/embeds.ts";
+import { truncate } from "../../src/discord/render/format.ts";
+import { button, row } from "../../src/discord/render/trading.ts";
+import { UserFacingError } from "../../src/errors.ts";
+import { parseId } from "../../src/input/parse.ts";
+
+/** Actions of this flow besides the shared ones (the button on listings is ACTIONS.watchSimilar). */
+export const SIMILAR_ACTIONS = { adjust: "watch.like.adjust", form: "watch.like.form" } as const;
+const DRAFT_KIND = "watch.like";
+/** Long enough to look the rule over. */
+const DRAFT_TTL_MS = 60 * 60_000;
+
+const SimilarForm = z.object({
+  name: z.string(),
+  max_price: z.string(),
+  float_range: z.string(),
+  seeds: z.string(),
+});
+
+function gone(): UserFacingError {
+  return new UserFacingError(
+    "expired",
+    "This proposal was already saved, or it expired; press Watch similar on the listing again.",
+  );
+}
+
+/** The proposal as stored with its draft, read without taking it (the form may be cancelled). */
+async function peekProposal(ctx: BaseContext, draftId: string): Promise<SimilarRule> {
+  const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
+  const row = await ctx.deps.prisma.draft.findFirst({
+    where: { id: draftId, userId: user.id, kind: DRAFT_KIND, expiresAt: { gt: ctx.deps.now() } },
+  });
+  const parsed = SimilarRuleSchema.safeParse(row?.payload);
+  if (!parsed.success) throw gone();
+  return parsed.data;
+}
+
+/** Takes the proposal once: a second press or another replica finds nothing. */
+async function takeProposal(ctx: BaseContext, draftId: string): Promise<SimilarRule> {
+  const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
+  const taken = await takeDraft(ctx.deps.prisma, {
+    id: draftId,
+    userId: user.id,
+    kind: DRAFT_KIND,
+    schema: SimilarRuleSchema,
+    now: ctx.deps.now(),
+  });
+  if (!taken.ok) throw gone();
+  return taken.payload;
+}
+
+function savedEmbed(rule: RuleView) {
+  return embed({
+    tone: "success",
+    title: truncate(`Watching: ${rule.name}`, 256),
+    description: `${rule.summary}\n\nAlerts go to your DMs. \`/watch edit rule:${truncate(rule.name, 50)}\` changes it.`,
+  });
+}
+
+/** Shows the rule the listing suggests, with Save rule and Adjust…. Nothing is saved yet. */
+export function openSimilar(): ComponentHandler {
+  return {
+    defer: "ephemeral",
+    async run(ctx: ComponentContext) {
+      const listingId = parseId("listing", ctx.id.subject);
+      const market = await marketForReading(ctx.deps, { discordId: ctx.user.id });
+      const { listing: _listing, ...proposal } = await proposeSimilarRule({ market }, { listingId });
+      const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
+      const draft = await createDraft(ctx.deps.prisma, {
+        userId: user.id,
+        kind: DRAFT_KIND,
+        payload: proposal,
+        ttlMs: DRAFT_TTL_MS,
+        now: ctx.deps.now(),
+      });
+      const ttl = { ttlMs: DRAFT_TTL_MS };
+      return {
+        ephemeral: true,
+        embeds: [
+          embed({
+            tone: "info",
+            title: truncate(`Watch things like this: ${proposal.name}`, 256),
+            description:
+              `${describeFilters(proposal.filters)}\n\nAlerts go to your DMs. **Save rule** saves it as shown; ` +
+              "**Adjust…** changes its name, price, float range or seeds first.",
+            footer: `From listing ${listingId}`,
+          }),
+        ],
+        components: row([
+          button("Save rule", ButtonStyle.Success, ctx.customId(ACTIONS.watchSimilarSave, draft.id, ttl)),
+          button("Adjust…", ButtonStyle.Secondary, ctx.customId(SIMILAR_ACTIONS.adjust, draft.id, ttl)),
+        ]),
+      };
+    },
+  };
+}
+
+/** Save rule: the proposal as shown, saved under a free name. */
+export function saveSimilar(deps: (ctx: ComponentContext) => RuleDeps): ComponentHandler {
+  return {
+    defer: "update",
+    async run(ctx: ComponentContext) {
+      const proposal = await takeProposal(ctx, ctx.id.subject);
+      const rule = await saveSimilarRule(deps(ctx), { discordId: ctx.user.id, proposal });
+      await ctx.update({ embeds: [savedEmbed(rule)], components: [] });
+    },
+  };
+}
+
+const field = (id: keyof z.infer<typeof SimilarForm>, label: string, hint: string, value: string) =>
+  new LabelBuilder()
+    .setLabel(label)
+    .setDescription(hint)
+    .setTextInputComponent(
+      new TextInputBuilder()
+        .setCustomId(id)
+        .setStyle(TextInputStyle.Short)
+        .setRequired(false)
+        .setMaxLength(id === "seeds" ? 600 : 60)
+        .setValue(value),
+    );
+
+/** Adjust…: the form filled from the proposal (a database read only: the form must answer first). */
+export function adjustSimilar(): ComponentHandler {
+  return {
+    defer: false,
+    async run(ctx: ComponentContext) {
+      const draftId = ctx.id.subject;
+      const p = await peekProposal(ctx, draftId);
+      const f = p.filters;
+      const range =
+        f.min_float === undefined && f.max_float === undefined
+          ? ""
+          : `${f.min_float ?? ""}-${f.max_float ?? ""}`;
+      await ctx.showModal(
+        new ModalBuilder()
+          .setCustomId(ctx.customId(SIMILAR_ACTIONS.form, draftId, { ttlMs: DRAFT_TTL_MS }))
+          .setTitle("Watch things like this")
+          .addLabelComponents(
+            field("name", "Rule name", "Up to 50 characters.", [...p.name].slice(0, 50).join("")),
+            field(
+              "max_price",
+              "Max price (USD)",
+              "Empty: no ceiling.",
+              f.max_price === undefined ? "" : (f.max_price / 100).toFixed(2),
+            ),
+            field("float_range", "Float range", 'e.g. "0.01-0.07"; empty: any float.', range),
+            field(
+              "seeds",
+              "Pattern seeds",
+              "e.g. 661, 670; empty: any seed.",
+              (f.paint_seeds ?? []).join(", "),
+            ),
+          ),
+      );
+    },
+  };
+}
+
+/** The form's submission: the adjusted proposal saved (the draft taken once). */
+export function similarFormSubmit(deps: (ctx: BaseContext) => RuleDeps): ModalHandler {
+  return modal({
+    defer: "ephemeral",
+    fields: SimilarForm,
+    async run(ctx, form) {
+      // Checked before the draft is taken: a typo in the form leaves the proposal to fix and resend.
+      const adjusted = adjustSimilarRule(await peekProposal(ctx, ctx.id.subject), form);
+      await takeProposal(ctx, ctx.id.subject);
+      const rule = await saveSimilarRule(deps(ctx), { discordId: ctx.user.id, proposal: adjusted });
+      return { ephemeral: true, embeds: [savedEmbed(rule)] };
+    },
+  });
+}
