@@ -134,6 +134,9 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     // One listing per item name: a listing sets its name's reference price in the sandbox, and a
     // second one moving it before the feed reads the first would change what the first matches.
     const expectedOf = expectedMatcher(stored);
+    // One DM per listing and user, naming every rule of theirs that matched (ADR 035).
+    const ownerOf = new Map(stored.map((r) => [r.id, r.userId]));
+    const dmsOf = (listing: Listing) => new Set(expectedOf(listing).map((id) => ownerOf.get(id))).size;
     const templates: { template: ListingTemplate; matching: boolean }[] = [];
     const names = new Set<string>();
     const fresh = (t: ListingTemplate) => t.market_hash_name !== undefined && !names.has(t.market_hash_name);
@@ -209,7 +212,7 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     const pages = engine.stats().feed.pagesFetched - pagesBefore;
     let matchingCreated = 0;
     for (const { listing } of created.values()) {
-      const n = expectedOf(listing).length;
+      const n = dmsOf(listing);
       expected += n;
       if (n > 0) matchingCreated += 1;
     }
@@ -229,7 +232,7 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     for (const [id, { at, listing }] of created) {
       const arrivals = (dms.get(id) ?? []).sort((a, b) => a - b);
       const wanted = expectedOf(listing);
-      const want = wanted.length;
+      const want = dmsOf(listing);
       missing += Math.max(0, want - arrivals.length);
       if (arrivals.length < want && short.length < 10)
         short.push({ listingId: id, expectedRules: wanted, dms: arrivals.length });
