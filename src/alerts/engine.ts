@@ -104,16 +104,11 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         armedMode: (id: string) => ruleIndex.armedMode(id),
         autoBuyer,
       };
+      // Armed rules race other buyers: their purchases start before anything else is read.
+      const taken = await actOnArmedMatches({ snipe }, listings, meta.readAt);
       // Rules saved while this cycle was reading were not in the index when it began, yet a
       // listing created after them is theirs: look again (one aggregate query) before matching.
-      // That look runs beside the armed rules' claims, not after them: one round trip less on
-      // the way from the page to the alerts.
-      const rulesFresh = ensureRules();
-      // Armed rules race other buyers: their purchases start before anything else is read.
-      const taken = await actOnArmedMatches({ snipe }, listings, meta.readAt).finally(() =>
-        rulesFresh.catch(() => undefined),
-      );
-      await rulesFresh;
+      await ensureRules();
       const result = await queueListingAlerts(
         {
           prisma: deps.prisma,
