@@ -65,8 +65,6 @@ interface World {
   daily: number | null;
   autos: Auto[];
   held: Map<number, Held>;
-  /** Committed by each automation while on (for the budget). */
-  autoSpent: Map<Auto, number>;
   keys: number;
   accounts: number;
 }
@@ -178,7 +176,6 @@ async function concurrentStep(w: World, log: string[]): Promise<void> {
           );
           expect(unit).toBeLessThanOrEqual(auto.ceiling);
           if (w.per !== null) expect(unit).toBeLessThanOrEqual(w.per);
-          w.autoSpent.set(auto, (w.autoSpent.get(auto) ?? 0) + unit);
           if (auto.kind === "guard") {
             const previous = [...w.held.values()].find((h) => h.auto === auto && h.status === "open");
             if (previous) {
@@ -332,7 +329,6 @@ describe("spend caps and automation under random interleavings", () => {
         daily: 4_000,
         autos: [],
         held: new Map(),
-        autoSpent: new Map(),
         keys: 0,
         accounts: 0,
       };
