@@ -9,7 +9,7 @@ import {
   MatchIds,
   linearScanCompiled,
   linearScanMatch,
-} from "../src/alerts/matcher.ts";
+} from "../src/alerts/matcher/matcher.ts";
 import { createMarket, generateListings, generateRules } from "./lib/market.ts";
 
 export interface MatchingBenchRow {

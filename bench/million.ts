@@ -3,7 +3,12 @@
 import type { Listing } from "../src/market/schemas.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { progress } from "./lib/common.ts";
-import { compileRules, createMatcherIndex, linearScanCompiled, MatchIds } from "../src/alerts/matcher.ts";
+import {
+  compileRules,
+  createMatcherIndex,
+  linearScanCompiled,
+  MatchIds,
+} from "../src/alerts/matcher/matcher.ts";
 import { createMarket, generateListings, generateRules } from "./lib/market.ts";
 import { collectGarbage, heapMb, timePerListing } from "./matching.ts";
 import { runMemory, type MemoryReading } from "./memory.ts";

@@ -1,7 +1,12 @@
 // /alerts recent (every alert, delivered or not) and the View button of alert messages.
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReading, recentAlerts, viewListing, type RecentAlert } from "../src/alerts/actions.ts";
-import { GONE } from "../src/alerts/listingFates.ts";
+import {
+  marketForReading,
+  recentAlerts,
+  viewListing,
+  type RecentAlert,
+} from "../src/alerts/delivery/actions.ts";
+import { GONE } from "../src/alerts/feed/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { ALERT_ACTIONS, alertLine } from "../src/discord/render/alerts.ts";

@@ -1,8 +1,8 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReading } from "../src/alerts/actions.ts";
+import { marketForReading } from "../src/alerts/delivery/actions.ts";
 import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
-import { ruleFromOptions } from "../src/alerts/ruleOptions.ts";
+import { ruleFromOptions } from "../src/alerts/rules/ruleOptions.ts";
 import {
   addRule,
   listRules,
@@ -12,7 +12,7 @@ import {
   testRule,
   type RuleDestination,
   type RuleView,
-} from "../src/alerts/rules.ts";
+} from "../src/alerts/rules/rules.ts";
 import type { BaseContext } from "../src/discord/command.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";

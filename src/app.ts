@@ -1,7 +1,7 @@
 // Composition root: builds every part from a Config (logger, database, key vault, marketplace,
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
-import { createFateRecorder, type FateRecorder } from "./alerts/fateRecorder.ts";
+import { createFateRecorder, type FateRecorder } from "./alerts/feed/fateRecorder.ts";
 import { createSharedReads } from "./accounts/sharedReads.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";

@@ -1,7 +1,7 @@
 // What a background service is built from and how it runs: the contract between the composition
 // root (src/app.ts), which fills it, and the services and endpoints it starts.
 import type { Client } from "discord.js";
-import type { FateRecorder } from "./alerts/fateRecorder.ts";
+import type { FateRecorder } from "./alerts/feed/fateRecorder.ts";
 import type { Config } from "./config/index.ts";
 import type { Database } from "./db/index.ts";
 import type { BotDeps } from "./discord/deps.ts";

@@ -1,5 +1,5 @@
 // /trades autoaccept: turns trade auto-accept on (with optional conditions) or off. The trade
-// poller does the accepting (src/alerts/autoAcceptStep.ts); this only saves the switch.
+// poller does the accepting (src/autoAccept/step.ts); this only saves the switch.
 import { ApplicationCommandOptionType } from "discord.js";
 import type { BaseContext } from "../../src/discord/command.ts";
 import { embed } from "../../src/discord/render/embeds.ts";
@@ -7,7 +7,7 @@ import { money } from "../../src/discord/render/format.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { parsePrice, parseText, safeUserText } from "../../src/input/parse.ts";
-import { setAutoAccept, type AutoAcceptSettings } from "../../src/trading/autoAccept.ts";
+import { setAutoAccept, type AutoAcceptSettings } from "../../src/autoAccept/settings.ts";
 
 const MAX_ITEM_TEXT = 100;
 

@@ -1,8 +1,8 @@
 // /watch edit and /watch filters: change a rule in place and show it before and after.
-import { editRule, parseClear } from "../../src/alerts/ruleEdit.ts";
-import type { RuleOptions } from "../../src/alerts/ruleOptions.ts";
-import type { RuleDeps, RuleDestination } from "../../src/alerts/rules.ts";
-import { tierSeeds } from "../../src/alerts/tiers.ts";
+import { editRule, parseClear } from "../../src/alerts/rules/ruleEdit.ts";
+import type { RuleOptions } from "../../src/alerts/rules/ruleOptions.ts";
+import type { RuleDeps, RuleDestination } from "../../src/alerts/rules/rules.ts";
+import { tierSeeds } from "../../src/alerts/rules/tiers.ts";
 import type { CommandContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";

@@ -2,16 +2,16 @@
 // press (Save rule), or after changing it in a form filled from the listing (Adjust…).
 import { ButtonStyle, LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from "discord.js";
 import { z } from "zod";
-import { marketForReading } from "../../src/alerts/actions.ts";
-import { describeFilters } from "../../src/alerts/describeFilters.ts";
-import type { RuleDeps, RuleView } from "../../src/alerts/rules.ts";
+import { marketForReading } from "../../src/alerts/delivery/actions.ts";
+import { describeFilters } from "../../src/alerts/rules/describeFilters.ts";
+import type { RuleDeps, RuleView } from "../../src/alerts/rules/rules.ts";
 import {
   adjustSimilarRule,
   proposeSimilarRule,
   saveSimilarRule,
   SimilarRuleSchema,
   type SimilarRule,
-} from "../../src/alerts/similarRule.ts";
+} from "../../src/alerts/rules/similarRule.ts";
 import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { ACTIONS } from "../../src/discord/actions.ts";

@@ -1,6 +1,6 @@
-// /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/alerts/tiers.ts, render.
+// /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/alerts/rules/tiers.ts, render.
 import { ApplicationCommandOptionType } from "discord.js";
-import { MAX_TIER_NAME } from "../../src/alerts/dealFilters.ts";
+import { MAX_TIER_NAME } from "../../src/alerts/rules/dealFilters.ts";
 import {
   listTiers,
   MAX_TIER_SEEDS,
@@ -8,8 +8,8 @@ import {
   removeTier,
   saveTier,
   tierNames,
-} from "../../src/alerts/tiers.ts";
-import type { TierDeps } from "../../src/alerts/tiers.ts";
+} from "../../src/alerts/rules/tiers.ts";
+import type { TierDeps } from "../../src/alerts/rules/tiers.ts";
 import type { AutocompleteContext, Choice, CommandContext, LeafOptions } from "../../src/discord/command.ts";
 import type { BotDeps } from "../../src/discord/deps.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";

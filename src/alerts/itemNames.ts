@@ -2,8 +2,8 @@
 // names rules already use, then the known catalog (the sandbox's; none live).
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
-import { ruleItemNames } from "./ruleStore.ts";
-import type { Db } from "./store.ts";
+import { ruleItemNames } from "./rules/ruleStore.ts";
+import type { Db } from "./delivery/store.ts";
 
 export interface ItemNameSuggester {
   suggest(

@@ -1,7 +1,7 @@
 // startPlayground(): the whole bot on one machine — the local Discord, the real app against it, the sandbox, and the page.
 import { pino } from "pino";
 import { createApp, type App, type AppOverrides } from "../app.ts";
-import { listRules } from "../alerts/rules.ts";
+import { listRules } from "../alerts/rules/rules.ts";
 import type { Config } from "../config/index.ts";
 import type { RegistrationStore } from "../discord/registration.ts";
 import type { Logger } from "../log.ts";

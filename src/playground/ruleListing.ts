@@ -1,5 +1,5 @@
 // The control panel's "matches my rule": a sandbox listing template that a watch rule's filters accept.
-import type { RuleFilters } from "../alerts/ruleFilters.ts";
+import type { RuleFilters } from "../alerts/rules/ruleFilters.ts";
 import type { ListingTemplate } from "../sandbox/index.ts";
 
 /** Used when a rule names no item: any invented name in the catalog's pattern works in the sandbox. */

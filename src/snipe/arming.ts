@@ -10,9 +10,9 @@ import * as rulesRepo from "../db/repos/rules.ts";
 import { getUserByDiscordId, type UserRecord } from "../db/repos/users.ts";
 import { armRule, disarmRules, shadowResults, type ArmMode } from "../db/repos/autoBuys.ts";
 import { capsOf, type CapsView } from "../spending/guard.ts";
-import { describeFilters } from "../alerts/describeFilters.ts";
-import { RuleFilters } from "../alerts/ruleFilters.ts";
-import type { Db } from "../alerts/store.ts";
+import { describeFilters } from "../alerts/rules/describeFilters.ts";
+import { RuleFilters } from "../alerts/rules/ruleFilters.ts";
+import type { Db } from "../alerts/delivery/store.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;

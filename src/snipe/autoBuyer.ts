@@ -26,13 +26,13 @@ import {
   AlreadyBought,
   AutomationStopped,
 } from "../spending/guard.ts";
-import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
-import { dedupeKey } from "../alerts/content.ts";
-import type { AutoBuyAlert } from "../alerts/payload.ts";
-import { writeAlerts, type Db } from "../alerts/store.ts";
-import { dealOf } from "../alerts/deal.ts";
+import { revokeAccount, type KeyOpener } from "../alerts/accountPollers/accounts.ts";
+import { dedupeKey } from "../alerts/delivery/content.ts";
+import type { AutoBuyAlert } from "../alerts/delivery/payload.ts";
+import { writeAlerts, type Db } from "../alerts/delivery/store.ts";
+import { dealOf } from "../alerts/rules/deal.ts";
 import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
-import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/ruleFilters.ts";
+import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/rules/ruleFilters.ts";
 
 export interface ArmedHit {
   listing: Listing;

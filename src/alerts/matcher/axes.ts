@@ -1,6 +1,6 @@
 // The matcher's axes: the bound a rule is filed by within its bucket, which rules that bound alone decides, and the scans that stop at the first rule a listing fails.
-import { DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../dealFilters.ts";
-import { discountFloor, meetsDiscount, type ListingFacts } from "../ruleFilters.ts";
+import { DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../rules/dealFilters.ts";
+import { discountFloor, meetsDiscount, type ListingFacts } from "../rules/ruleFilters.ts";
 import {
   E,
   E_SLOT,

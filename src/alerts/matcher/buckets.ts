@@ -21,7 +21,7 @@ import {
   strideOf,
   W_CODE,
 } from "./axes.ts";
-import type { ListingFacts } from "../ruleFilters.ts";
+import type { ListingFacts } from "../rules/ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
 import { impliesOf } from "./homes.ts";
 import { seedBit, seedCell, seedDirectory, seedRun } from "./seeds.ts";

@@ -1,6 +1,6 @@
 // The matcher index's contract: the rule it takes and what it answers.
 import type { Listing } from "../../market/schemas.ts";
-import type { RuleFilters } from "../ruleFilters.ts";
+import type { RuleFilters } from "../rules/ruleFilters.ts";
 import type { MatchIds, RuleRef } from "./matchIds.ts";
 
 export interface MatcherRule {

@@ -1,6 +1,6 @@
 // Where a rule lives in the matcher index: the kind of key it is filed under (its home), and what that key decides for it.
 import { IMPLIES_DEF, IMPLIES_PAINT } from "./axes.ts";
-import type { CompiledFilters } from "../ruleFilters.ts";
+import type { CompiledFilters } from "../rules/ruleFilters.ts";
 
 /** Where a rule lives: under its most selective key. */
 export const HOME_NAME = 0;

@@ -1,7 +1,7 @@
 // The matcher index: files each rule under its most selective key, and a listing visits only the buckets of its own keys.
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
-import { compileFilters, prepareListing, type ListingFacts } from "../ruleFilters.ts";
+import { compileFilters, prepareListing, type ListingFacts } from "../rules/ruleFilters.ts";
 import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf } from "./axes.ts";
 import { Bucket } from "./buckets.ts";

@@ -7,7 +7,7 @@ import {
   prepareListing,
   type CompiledFilters,
   type RuleFilters,
-} from "../ruleFilters.ts";
+} from "../rules/ruleFilters.ts";
 import type { MatcherRule } from "./contract.ts";
 import type { RuleRef } from "./matchIds.ts";
 

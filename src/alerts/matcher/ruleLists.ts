@@ -1,5 +1,5 @@
 // A rule's seed, sticker and keychain lists as the matcher keeps them (one flat array of numbers per rule that has any), and their match.
-import { hasSticker, type CompiledFilters, type ListingFacts } from "../ruleFilters.ts";
+import { hasSticker, type CompiledFilters, type ListingFacts } from "../rules/ruleFilters.ts";
 
 /** Slots a sticker can sit in, as an inline sticker-and-slot key counts them (slots.ts' HAS_STICKER_SLOT). */
 export const STICKER_SLOTS = 64;

@@ -1,6 +1,6 @@
 // The matcher's rule storage: each rule is a slot of packed numbers, and the one per-slot match check.
-import { matchesDeal, meetsDealBound } from "../dealFilters.ts";
-import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../ruleFilters.ts";
+import { matchesDeal, meetsDealBound } from "../rules/dealFilters.ts";
+import { meetsDiscount, type CompiledFilters, type ListingFacts } from "../rules/ruleFilters.ts";
 import { hasStickerAt, listsOf, matchesLists, STICKER_SLOTS } from "./ruleLists.ts";
 
 // At 1M rules, per-rule objects (an entry, its compiled filters, boxed doubles, id strings, map

@@ -16,7 +16,7 @@ import type {
   OutbidAlert,
   SingleAlert,
   TradeAlert,
-} from "../../alerts/payload.ts";
+} from "../../alerts/delivery/payload.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { ACTIONS } from "../actions.ts";
 import { encodeCustomId } from "../customId.ts";

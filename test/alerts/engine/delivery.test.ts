@@ -1,8 +1,8 @@
 // Durable delivery: every alert reaches Discord exactly once across restarts, crashes and replicas;
 // closed DMs, Discord failures and quiet hours are handled without losing or repeating alerts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { OutboxPayload } from "../../../src/alerts/payload.ts";
-import { writeAlerts } from "../../../src/alerts/store.ts";
+import { OutboxPayload } from "../../../src/alerts/delivery/payload.ts";
+import { writeAlerts } from "../../../src/alerts/delivery/store.ts";
 import { claimDue, installTag, outboxNonce } from "../../../src/db/repos/outbox.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";

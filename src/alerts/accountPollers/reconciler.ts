@@ -1,0 +1,305 @@
+// Settles spend commitments whose outcome was lost (a timeout, a crash between request and
+// record) to the truth, from the marketplace's own records, and tells the user what happened.
+import { settleArmedPurchase } from "../../db/repos/autoBuys.ts";
+import type { Commitment } from "../../spending/guard.ts";
+import {
+  commitmentRefused,
+  commitmentReleased,
+  commitmentSpent,
+  commitmentStands,
+} from "../../spending/guard.ts";
+import { listOpen, listUnsettled } from "../../db/repos/purchases.ts";
+import { isMarketError } from "../../market/errors.ts";
+import type { MarketApi } from "../../market/client.ts";
+import type { Listing, Trade } from "../../market/schemas.ts";
+import { apiFor, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
+import type { SettlementAlert } from "../delivery/payload.ts";
+import { writeAlerts } from "../delivery/store.ts";
+
+export interface ReconcilerOptions extends AccountDeps {
+  now?: () => Date;
+  /**
+   * A request still `pending` this long after it was reserved was cut off by a crash (a live
+   * request is answered or times out well within it).
+   */
+  pendingGraceMs?: number;
+  /**
+   * How long after the request a listing still for sale at our price proves the purchase did not
+   * land (the service answers a purchase in seconds; its own queue may take a little longer).
+   */
+  settleAfterMs?: number;
+  /** Pages of trades and ledger read per lookup: all of a user's recent history, bounded. */
+  maxPages?: number;
+}
+
+export interface ReconcileResult {
+  checked: number;
+  settled: number;
+  /** Still unknown after this pass (the marketplace cannot tell yet, or did not answer). */
+  open: number;
+  failed: number;
+}
+
+export interface Reconciler {
+  runOnce(): Promise<ReconcileResult>;
+}
+
+type Verdict =
+  | { kind: "spent"; spentCents?: number; detail: string }
+  | { kind: "stands"; subjectId?: string; detail: string }
+  | { kind: "refused"; detail: string }
+  | { kind: "released"; detail: string }
+  | { kind: "undecided"; detail: string };
+
+const ACTION: Record<Commitment["kind"], SettlementAlert["action"]> = {
+  buy: "buy",
+  auto_buy: "buy",
+  bid: "bid",
+  buy_order: "buy_order",
+  offer: "offer",
+};
+
+export function createReconciler(opts: ReconcilerOptions): Reconciler {
+  const log = opts.logger.child({ module: "alerts.reconciler" });
+  const deps = { ...opts, logger: log };
+  const now = opts.now ?? (() => new Date());
+  const pendingGraceMs = opts.pendingGraceMs ?? 2 * 60_000;
+  const settleAfterMs = opts.settleAfterMs ?? 60_000;
+  const maxPages = opts.maxPages ?? 20;
+
+  /** The user's trade as buyer on this listing, across every page of their trades. */
+  async function buyerTradeFor(api: MarketApi, listingId: string): Promise<Trade | undefined> {
+    for await (const trade of api.iterateMyTrades({ role: "buyer", limit: 50 }, { maxPages })) {
+      if ((trade.contract_id ?? trade.contract?.id) === listingId) return trade;
+    }
+    return undefined;
+  }
+
+  /** A ledger entry of this type naming the listing, made since `since`. */
+  async function ledgerNames(
+    api: MarketApi,
+    type: "contract_purchased" | "bid_posted",
+    listingId: string,
+    since: Date,
+  ): Promise<boolean> {
+    for await (const tx of api.iterateTransactions({ type, limit: 50, order: "desc" }, { maxPages })) {
+      const at = tx.created_at === undefined ? undefined : Date.parse(tx.created_at);
+      if (at !== undefined && at < since.getTime() - 60_000) return false;
+      const d = tx.details;
+      if (d && (d.contract_id === listingId || d.listing_id === listingId)) return true;
+    }
+    return false;
+  }
+
+  async function judgeBuy(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
+    const listingId = c.listingIds[0] ?? c.subjectId;
+    if (listingId === undefined || listingId === null)
+      return { kind: "refused", detail: "no listing recorded" };
+    let listing: Listing | undefined;
+    try {
+      listing = await api.getListing(listingId);
+    } catch (error) {
+      if (!isMarketError(error, "not_found")) throw error;
+    }
+    // Sold, or gone: our trade or our ledger says whether we were the buyer (every page of both).
+    if (listing === undefined || listing.state !== "listed") {
+      const trade = await buyerTradeFor(api, listingId);
+      if (trade) return { kind: "spent", detail: `trade ${trade.id}` };
+      if (await ledgerNames(api, "contract_purchased", listingId, c.createdAt)) {
+        return { kind: "spent", detail: "the ledger shows the purchase" };
+      }
+      // A fresh trade may not be listed yet: only after a while does its absence prove anything.
+      if (age < settleAfterMs)
+        return { kind: "undecided", detail: "the listing sold; your trade may not show yet" };
+      if (listing?.state === "sold") return { kind: "refused", detail: "sold to another buyer" };
+      return { kind: "refused", detail: listing ? `listing ${listing.state}` : "listing removed" };
+    }
+    if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
+    return { kind: "refused", detail: "the listing is still for sale" };
+  }
+
+  async function judgeBid(api: MarketApi, c: Commitment): Promise<Verdict> {
+    const listingId = c.subjectId;
+    if (listingId === null) return { kind: "refused", detail: "no auction recorded" };
+    let listing: Listing | undefined;
+    try {
+      listing = await api.getListing(listingId);
+    } catch (error) {
+      if (!isMarketError(error, "not_found")) throw error;
+    }
+    if (listing === undefined) return { kind: "released", detail: "the auction is gone" };
+    const top = listing.auction_details?.top_bid;
+    if (listing.state !== "listed") {
+      const trade = await buyerTradeFor(api, listingId);
+      if (trade) return { kind: "spent", ...(top ? { spentCents: top.price } : {}), detail: "auction won" };
+      return { kind: "released", detail: "the auction ended without you" };
+    }
+    // A standing price above our ceiling: whether or not it landed, it does not lead any more.
+    if (top !== undefined && top.price > c.totalCents) return { kind: "released", detail: "outbid" };
+    if (await ledgerNames(api, "bid_posted", listingId, c.createdAt)) {
+      return { kind: "stands", subjectId: listingId, detail: "the ledger shows the bid" };
+    }
+    return { kind: "undecided", detail: "the auction is running; the bid may stand" };
+  }
+
+  async function judgeBuyOrder(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
+    // An order is findable by its id once we know it; before that, by price, quantity and time.
+    for await (const order of api.iterateMyBuyOrders({ limit: 50 }, { maxPages })) {
+      const created = order.created_at === undefined ? undefined : Date.parse(order.created_at);
+      const sameId = c.subjectId !== null && order.id === c.subjectId;
+      const sameShape =
+        c.subjectId === null &&
+        order.price === c.unitPriceCents &&
+        created !== undefined &&
+        created >= c.createdAt.getTime() - 60_000;
+      if (sameId || sameShape) return { kind: "stands", subjectId: order.id, detail: `order ${order.id}` };
+    }
+    if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
+    return c.subjectId === null
+      ? { kind: "refused", detail: "no such order was placed" }
+      : { kind: "released", detail: "the order is no longer open" };
+  }
+
+  async function judgeOffer(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
+    const listingId = c.subjectId;
+    if (listingId === null)
+      return age < settleAfterMs
+        ? { kind: "undecided", detail: "too early" }
+        : { kind: "refused", detail: "no offer found" };
+    for await (const offer of api.iterateOffersTimeline({ limit: 40 }, { maxPages: 5 })) {
+      if (offer.contract_id !== listingId || offer.price !== c.totalCents) continue;
+      const state = offer.state ?? "active";
+      if (state === "active") return { kind: "stands", subjectId: listingId, detail: `offer ${offer.id}` };
+      if (state === "accepted") return { kind: "spent", detail: `offer ${offer.id} accepted` };
+      return { kind: "released", detail: `offer ${state}` };
+    }
+    // Accepted offers become a trade on the listing.
+    const trade = await buyerTradeFor(api, listingId);
+    if (trade) return { kind: "spent", detail: `trade ${trade.id}` };
+    if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
+    return c.status === "open"
+      ? { kind: "released", detail: "the offer is no longer open" }
+      : { kind: "refused", detail: "no offer was made" };
+  }
+
+  async function judge(api: MarketApi, c: Commitment): Promise<Verdict> {
+    const age = now().getTime() - c.createdAt.getTime();
+    switch (c.kind) {
+      case "buy":
+      case "auto_buy":
+        return judgeBuy(api, c, age);
+      case "bid":
+        return judgeBid(api, c);
+      case "buy_order":
+        return judgeBuyOrder(api, c, age);
+      case "offer":
+        return judgeOffer(api, c, age);
+    }
+  }
+
+  async function apply(user: PollUser, c: Commitment, v: Verdict): Promise<void> {
+    switch (v.kind) {
+      case "undecided":
+        return;
+      case "spent":
+        await commitmentSpent(deps.prisma, c, v.spentCents);
+        break;
+      case "stands":
+        await commitmentStands(deps.prisma, c, v.subjectId === undefined ? {} : { subjectId: v.subjectId });
+        break;
+      case "refused":
+        await commitmentRefused(deps.prisma, c, v.detail);
+        break;
+      case "released":
+        await commitmentReleased(deps.prisma, c, v.detail);
+        break;
+    }
+    // An armed rule's purchase: its match learns the outcome, and one that never landed no
+    // longer counts against the rule's max_buys.
+    if (c.kind === "auto_buy") {
+      await settleArmedPurchase(deps.prisma, {
+        idempotencyKey: c.idempotencyKey,
+        spent: v.kind === "spent",
+        detail: v.detail,
+      });
+    }
+    // Standing offers that end are the marketplace's news, not a lost answer: no DM for those.
+    if (c.status === "open") return;
+    const alert: SettlementAlert = {
+      kind: "settlement",
+      action: ACTION[c.kind],
+      outcome:
+        v.kind === "spent"
+          ? "went_through"
+          : v.kind === "stands"
+            ? "stands"
+            : v.kind === "released"
+              ? "ended"
+              : "did_not_go_through",
+      amountCents: v.kind === "spent" && v.spentCents !== undefined ? v.spentCents : c.totalCents,
+      ...((c.subjectId ?? c.listingIds[0]) === undefined
+        ? {}
+        : { subjectId: c.subjectId ?? c.listingIds[0] }),
+      detail: v.detail,
+      since: c.createdAt.toISOString(),
+    };
+    await writeAlerts(deps.prisma, [
+      {
+        userId: user.id,
+        kind: "settlement",
+        subjectId: c.subjectId ?? c.listingIds[0] ?? "",
+        version: v.kind,
+        dedupeKey: `settlement:${c.id}`,
+        destination: "dm",
+        alert,
+      },
+    ]);
+  }
+
+  return {
+    async runOnce() {
+      const result: ReconcileResult = { checked: 0, settled: 0, open: 0, failed: 0 };
+      const cutoff = new Date(now().getTime() - pendingGraceMs);
+      const unsettled = await listUnsettled(deps.prisma, { olderThan: now() });
+      // A pending row younger than the grace may belong to a request still in flight.
+      const due = [
+        ...unsettled.filter((c) => c.status === "unknown" || c.createdAt <= cutoff),
+        ...(await listOpen(deps.prisma, "offer")),
+      ];
+      if (due.length === 0) return result;
+      const users = await deps.prisma.user.findMany({
+        where: { id: { in: [...new Set(due.map((c) => c.userId))] } },
+        select: { id: true, discordId: true, platformId: true, linkedAt: true, encryptedKey: true },
+      });
+      const byId = new Map(users.map((u) => [u.id, u]));
+      for (const c of due) {
+        const user = byId.get(c.userId);
+        const api = user === undefined ? undefined : apiFor(deps, user, "money");
+        if (user === undefined || api === undefined) continue;
+        result.checked += 1;
+        try {
+          const judged = await judge(api, c);
+          // An open offer still standing is simply still open.
+          const verdict: Verdict =
+            c.status === "open" && judged.kind === "stands"
+              ? { kind: "undecided", detail: judged.detail }
+              : judged;
+          await apply(user, c, verdict);
+          if (verdict.kind === "undecided") result.open += 1;
+          else {
+            result.settled += 1;
+            log.info(
+              { commitmentId: c.id, kind: c.kind, verdict: verdict.kind, detail: verdict.detail },
+              "commitment settled",
+            );
+          }
+        } catch (error) {
+          result.failed += 1;
+          if (isMarketError(error, "unauthorized")) await revokeAccount(deps, user);
+          else log.warn({ err: error, commitmentId: c.id }, "commitment check failed; retried next pass");
+        }
+      }
+      return result;
+    },
+  };
+}

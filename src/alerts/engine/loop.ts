@@ -1,0 +1,76 @@
+// The engine's background rhythm: self-rescheduling loops and queues that keep passes from overlapping.
+import type { Logger } from "../../log.ts";
+
+export interface Loop {
+  start(): void;
+  stop(): Promise<void>;
+  /** Runs the next pass as soon as the current one (if any) ends. */
+  kick(): void;
+}
+
+/**
+ * Runs calls of `fn` one after another. A poller's cycle reads state (the feed mark, the rule
+ * index, tracked rows) that a second cycle running beside it could move backwards; the loops
+ * never overlap, but tests and tools call run*Once() while the loops run.
+ */
+export function serialQueue(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = last.then(fn, fn);
+    last = run.catch(() => undefined);
+    return run;
+  };
+}
+
+export function serial<T>(fn: () => Promise<T>): () => Promise<T> {
+  const queue = serialQueue();
+  return () => queue(fn);
+}
+
+/** A self-rescheduling timer: one pass at a time, delay chosen after each pass (told how long it took). */
+export function createLoop(
+  name: string,
+  log: Logger,
+  pass: () => Promise<void>,
+  delayMs: (passMs: number) => number,
+): Loop {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let active = false;
+  let kicked = false;
+
+  const schedule = (ms: number) => {
+    if (!active) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, Math.max(0, ms));
+  };
+  function run(): void {
+    timer = undefined;
+    if (!active || running) return;
+    kicked = false;
+    const startedAt = Date.now();
+    running = pass()
+      .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
+      .finally(() => {
+        running = undefined;
+        schedule(kicked ? 0 : delayMs(Date.now() - startedAt));
+      });
+  }
+  return {
+    start() {
+      if (active) return;
+      active = true;
+      schedule(0);
+    },
+    async stop() {
+      active = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+    kick() {
+      if (running) kicked = true;
+      else schedule(0);
+    },
+  };
+}

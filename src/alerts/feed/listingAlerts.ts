@@ -1,0 +1,264 @@
+// Turns new feed listings into queued alerts: index match, then a re-check against the stored rule and its owner's settings.
+import type { Logger } from "../../log.ts";
+import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
+import type { Listing } from "../../market/schemas.ts";
+import { dedupeKey, listingAlertOf } from "../delivery/content.ts";
+import { MatchIds, type MatcherIndex } from "../matcher/matcher.ts";
+import type { ArmMode } from "../matcher/ruleIndex.ts";
+import { hitKey, type ArmedHit, type AutoBuyer } from "../../snipe/autoBuyer.ts";
+import type { SalesRate } from "./salesRate.ts";
+import { matchesListing } from "../rules/ruleFilters.ts";
+import { parseStoredFilters } from "../rules/rules.ts";
+import { releaseHeldBack } from "../../db/repos/outbox.ts";
+import { enabledRulesWithOwners } from "../rules/ruleStore.ts";
+import { writeAlerts, type Db, type NewAlert } from "../delivery/store.ts";
+import { groupInOrder, withOtherRules } from "../delivery/grouping.ts";
+
+export interface ListingAlertDeps {
+  prisma: Db;
+  logger: Logger;
+  index: MatcherIndex;
+  /** Snipe mode: armed rules act on their matches first; absent, every match only alerts. */
+  snipe?:
+    | {
+        /** The armed rules alone (the rule index's armedIndex): their hits are found there. */
+        armedIndex: MatcherIndex;
+        armedMode(ruleId: string): ArmMode | undefined;
+        autoBuyer: AutoBuyer;
+      }
+    | undefined;
+  /** The seller fee profit filters and figures count (the index must use the same). */
+  fees?: FeeModel;
+  /**
+   * Sales per day of an item, for min_sales_per_day (too slow for the index: it needs the price
+   * history). Without it, rules with that filter match nothing.
+   */
+  salesRate?: SalesRate;
+  /**
+   * Longest that ordinary alerts of a listing an armed rule took wait for the armed outcome DMs
+   * to be queued (they are released as soon as they are). Default ARMED_HOLD_MS.
+   */
+  armedHoldMs?: number;
+  /** Told when held alerts become due, so delivery can start at once. */
+  onReleased?: () => void;
+  /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
+  screenshotTemplate?: string | undefined;
+}
+
+/** A live buy's answer can take this long; past it, ordinary alerts go out anyway. */
+export const ARMED_HOLD_MS = 3_000;
+
+export interface ListingAlertResult {
+  /** Rule hits the index reported. */
+  matched: number;
+  /** Alerts newly queued, one per listing, user and destination (a re-read after a crash queues none). */
+  queued: number;
+  /** Matches armed rules took over (they DM what they did instead of an ordinary alert). */
+  armed: number;
+}
+
+/**
+ * The index can be a moment behind the database (a rule paused in another process), so every
+ * hit is confirmed against the stored rule and its owner before an alert is queued: enabled,
+ * still matching, account not revoked, listing alerts switched on.
+ */
+export async function queueListingAlerts(
+  deps: ListingAlertDeps,
+  listings: readonly Listing[],
+  opts: { readAt?: number; taken?: ReadonlySet<string> } = {},
+): Promise<ListingAlertResult> {
+  const fees = deps.fees ?? DEFAULT_FEES;
+  const hits: Array<{ listing: Listing; ruleId: number }> = [];
+  const armed: ArmedHit[] = [];
+  const before = opts.taken ?? new Set<string>();
+  const found = new MatchIds();
+  for (const listing of listings) {
+    const count = deps.index.matchInto(listing, found);
+    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.idAt(i)) });
+    if (deps.snipe !== undefined) pushArmedHits(deps.snipe, listing, found, armed, before);
+  }
+  if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
+  // Rules armed since actOnArmedMatches ran (it runs before the rules are synced) act now.
+  const taken = new Set(before);
+  if (armed.length > 0 && deps.snipe) {
+    for (const key of await deps.snipe.autoBuyer.act(armed, opts.readAt ?? Date.now())) taken.add(key);
+  }
+
+  // A listing's fan-out is written oldest rule first: rows go out in the order they are written.
+  const listingOrder = new Map(listings.map((l, i) => [l.id, i]));
+  hits.sort(
+    (a, b) =>
+      (listingOrder.get(a.listing.id) ?? 0) - (listingOrder.get(b.listing.id) ?? 0) || a.ruleId - b.ruleId,
+  );
+  // Armed rules' outcome DMs go first: ordinary alerts of a listing they took wait until those
+  // are queued (a shadow outcome is written a moment after this, a live one after the buy).
+  const armedKeys = [...taken];
+  const armedListings = new Set(armedKeys.map((k) => k.slice(k.indexOf(":") + 1)));
+  const holdMs = deps.armedHoldMs ?? ARMED_HOLD_MS;
+
+  const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
+  const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
+  const byId = new Map(rules.map((r) => [r.id, r]));
+
+  const confirmed = [];
+  for (const { listing, ruleId } of hits) {
+    if (taken.has(hitKey(ruleId, listing.id))) continue;
+    const rule = byId.get(ruleId);
+    // Listing alerts need no key, so unlinked users keep them; a revoked key pauses every alert
+    // until the user re-links or unlinks (they were told once, see accounts.ts).
+    if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
+    const filters = parseStoredFilters(rule, deps.logger);
+    if (filters === undefined || !matchesListing(filters, listing, fees)) continue;
+    confirmed.push({ listing, rule, filters });
+  }
+
+  // min_sales_per_day: each item's rate read once, all items at once (cached an hour, salesRate.ts).
+  const needRate = new Set(
+    confirmed
+      .filter((c) => c.filters.min_sales_per_day !== undefined)
+      .map((c) => c.listing.item.market_hash_name),
+  );
+  const rates = new Map(
+    await Promise.all([...needRate].map(async (name) => [name, await deps.salesRate?.perDay(name)] as const)),
+  );
+
+  const matches = [];
+  for (const c of confirmed) {
+    if (c.filters.min_sales_per_day !== undefined) {
+      const perDay = rates.get(c.listing.item.market_hash_name);
+      if (perDay === undefined || perDay < c.filters.min_sales_per_day) continue;
+    }
+    matches.push({ ...c, to: destinationOf(c.rule) });
+  }
+  // One alert per listing, user and destination, naming every rule of theirs that matched (the
+  // oldest first): grouped here, in memory, so the fan-out costs no more queries than before.
+  const groups = groupInOrder(
+    matches,
+    (m) => `${m.listing.id}|${m.rule.userId}|${m.to.destination}|${m.to.channelId ?? ""}`,
+  );
+  const alerts: NewAlert[] = [];
+  for (const group of groups) {
+    const [first, ...others] = group;
+    if (first === undefined) continue;
+    const { listing, rule, filters, to } = first;
+    const alert = listingAlertOf(
+      listing,
+      { id: rule.id, name: rule.name, filters },
+      fees,
+      deps.screenshotTemplate,
+    );
+    alerts.push({
+      userId: rule.userId,
+      ruleId: rule.id,
+      alsoRuleIds: others.map((o) => o.rule.id),
+      kind: "listing",
+      subjectId: listing.id,
+      version: String(listing.price),
+      dedupeKey: dedupeKey.listing(rule.userId, listing.id, to.channelId),
+      ...to,
+      alert: withOtherRules(
+        alert,
+        others.map((o) => ({ ruleId: String(o.rule.id), ruleName: o.rule.name })),
+      ),
+      ...(armedListings.has(listing.id) && holdMs > 0 ? { holdMs } : {}),
+    });
+  }
+  const written = await writeAlerts(deps.prisma, alerts);
+  if (written.length > 0) {
+    deps.logger.info(
+      { matched: hits.length, confirmed: matches.length, queued: written.length },
+      "listing alerts queued",
+    );
+  }
+  const held = alerts.filter((a) => a.holdMs !== undefined).map((a) => a.dedupeKey);
+  const writtenKeys = new Set(written);
+  const heldWritten = held.filter((k) => writtenKeys.has(k));
+  if (heldWritten.length > 0 && deps.snipe)
+    releaseAfterOutcomes(deps, deps.snipe.autoBuyer, armedKeys, heldWritten);
+  return { matched: hits.length, queued: written.length, armed: taken.size };
+}
+
+/**
+ * In the background: once the armed outcomes are queued, the held ordinary alerts are due. If
+ * this never runs (crash, error), they come due on their own when the hold ends.
+ */
+function releaseAfterOutcomes(
+  deps: ListingAlertDeps,
+  autoBuyer: AutoBuyer,
+  armedKeys: readonly string[],
+  held: readonly string[],
+): void {
+  void autoBuyer
+    .outcomesQueued(armedKeys)
+    .then(() => releaseHeldBack(deps.prisma, held))
+    .then((released) => {
+      deps.logger.debug(
+        { released, armed: armedKeys.length },
+        "ordinary alerts released after armed outcomes",
+      );
+      if (released > 0) deps.onReleased?.();
+    })
+    .catch((err: unknown) => {
+      deps.logger.warn(
+        { err, held: held.length },
+        "held alerts not released early; they come due when the hold ends",
+      );
+    });
+}
+
+/**
+ * Snipe mode goes first, before any other database read: armed rules' matches among `listings`,
+ * by the index as it stands (the rule index's armedIndex: the armed rules alone), are claimed and
+ * their purchases started. Returns what they took over, for queueListingAlerts to leave out.
+ */
+export async function actOnArmedMatches(
+  deps: Pick<ListingAlertDeps, "snipe">,
+  listings: readonly Listing[],
+  readAt: number,
+): Promise<Set<string>> {
+  const snipe = deps.snipe;
+  if (snipe === undefined) return new Set();
+  const armed: ArmedHit[] = [];
+  const found = new MatchIds();
+  for (const listing of listings) pushArmedHits(snipe, listing, found, armed, new Set());
+  return armed.length === 0 ? new Set() : snipe.autoBuyer.act(armed, readAt);
+}
+
+/**
+ * Appends the listing's hits among the armed rules (matched against the armed index alone, a
+ * few rules), leaving out those already `taken`. `found`: scratch for the match.
+ */
+function pushArmedHits(
+  snipe: NonNullable<ListingAlertDeps["snipe"]>,
+  listing: Listing,
+  found: MatchIds,
+  out: ArmedHit[],
+  taken: ReadonlySet<string>,
+): void {
+  const count = snipe.armedIndex.matchInto(listing, found);
+  for (let i = 0; i < count; i++) {
+    const id = found.idAt(i);
+    const mode = snipe.armedMode(String(id));
+    const ruleId = Number(id);
+    if (mode !== undefined && !taken.has(hitKey(ruleId, listing.id)))
+      out.push({ listing, ruleId, userId: Number(snipe.armedIndex.ownerOf(id)), mode });
+  }
+}
+
+/**
+ * A rule with its own channel posts there; a rule left on DMs follows the owner's default
+ * destination from /account settings (so "send my listing alerts to #deals" applies to all).
+ */
+function destinationOf(rule: {
+  destination: NewAlert["destination"];
+  channelId: string | null;
+  user: { defaultDestination: NewAlert["destination"]; defaultChannelId: string | null };
+}): Pick<NewAlert, "destination" | "channelId"> {
+  if (rule.destination === "channel" && rule.channelId !== null) {
+    return { destination: "channel", channelId: rule.channelId };
+  }
+  if (rule.user.defaultDestination === "channel" && rule.user.defaultChannelId !== null) {
+    return { destination: "channel", channelId: rule.user.defaultChannelId };
+  }
+  return { destination: "dm", channelId: null };
+}

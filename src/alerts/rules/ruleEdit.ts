@@ -1,0 +1,274 @@
+// /watch edit: a rule's filters and destination changed in place (same id, name, history), and whether an edit only narrows what it may buy.
+import { disarmRules } from "../../db/repos/autoBuys.ts";
+import * as rulesRepo from "../../db/repos/rules.ts";
+import { getUserByDiscordId } from "../../db/repos/users.ts";
+import { invalidOption, UserFacingError } from "../../errors.ts";
+import { safeUserText } from "../../input/parse.ts";
+import { describeFilters } from "./describeFilters.ts";
+import { RuleFilters } from "./ruleFilters.ts";
+import { checkedRule, filtersFromOptions, type RuleContext, type RuleOptions } from "./ruleOptions.ts";
+import { MAX_RULE_NAME, parseStoredFilters, type RuleDeps, type RuleDestination } from "./rules.ts";
+
+/** Each option an edit may set or clear, and the stored filters it stands for. */
+export const EDIT_OPTION_FILTERS = {
+  item: ["item"],
+  def_index: ["def_index"],
+  paint_index: ["paint_index"],
+  // Seeds and a tier are one choice: setting either replaces both.
+  paint_seeds: ["paint_seeds", "tier"],
+  tier: ["paint_seeds", "tier"],
+  min_float: ["min_float"],
+  max_float: ["max_float"],
+  max_price: ["max_price"],
+  min_discount: ["min_discount"],
+  min_ref_qty: ["min_ref_qty"],
+  type: ["type"],
+  category: ["category"],
+  stickers: ["stickers"],
+  keychains: ["keychains"],
+  min_profit: ["min_profit"],
+  min_profit_pct: ["min_profit_pct"],
+  min_exit_profit: ["min_exit_profit"],
+  fade: ["min_fade", "max_fade"],
+  blue_gem: ["min_playside_blue", "min_backside_blue"],
+  max_float_rank: ["max_float_rank"],
+  min_sticker_value: ["min_sticker_value"],
+  min_sticker_pct: ["min_sticker_pct"],
+  min_sales_per_day: ["min_sales_per_day"],
+} as const satisfies Record<string, ReadonlyArray<keyof RuleFilters>>;
+export type EditOption = keyof typeof EDIT_OPTION_FILTERS;
+
+/** What `clear` accepts besides the filter options: "channel" sends alerts back to DMs. */
+export const CLEARABLE = [...Object.keys(EDIT_OPTION_FILTERS), "channel"] as const;
+
+/** Parses `clear` ("max_price, fade"): the option names to remove, each known. */
+export function parseClear(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  const names = raw
+    .split(/[\s,]+/)
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== "");
+  for (const n of names) {
+    if (!(CLEARABLE as readonly string[]).includes(n)) {
+      throw invalidOption(
+        "clear",
+        `"${safeUserText(n, 30)}" is not a filter; use names such as max_price, min_float, fade, stickers or channel`,
+      );
+    }
+  }
+  return [...new Set(names)];
+}
+
+const given = (v: unknown) => v !== undefined && v !== null && v !== "";
+
+/**
+ * The rule's filters after an edit: cleared options removed, given options replacing what they
+ * stand for, the rest kept. Every problem names its option; the result is a whole rule.
+ */
+export function applyEdit(
+  before: RuleFilters,
+  options: RuleOptions,
+  clear: readonly string[],
+  context: RuleContext = {},
+): RuleFilters {
+  const set = (Object.keys(EDIT_OPTION_FILTERS) as EditOption[]).filter((o) => given(options[o]));
+  const both = set.filter((o) => clear.includes(o));
+  if (both[0] !== undefined) throw invalidOption(both[0], "given a value and cleared at once; pick one");
+  const next: Record<string, unknown> = { ...before };
+  for (const option of [...clear, ...set]) {
+    for (const key of EDIT_OPTION_FILTERS[option as EditOption] ?? []) delete next[key];
+  }
+  const changed = filtersFromOptions(options, context);
+  const merged = { ...next, ...changed } as RuleFilters;
+  if (
+    merged.min_float !== undefined &&
+    merged.max_float !== undefined &&
+    merged.min_float > merged.max_float
+  ) {
+    throw invalidOption(
+      given(options.min_float) ? "min_float" : "max_float",
+      `the float range would be ${merged.min_float} to ${merged.max_float}; min_float must not be above max_float`,
+    );
+  }
+  return checkedRule(merged);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Narrowing: what an armed rule may buy must not grow without a new confirmation.
+
+/** Lower bounds: a narrower rule keeps them and may raise them. */
+const LOWER_BOUNDS = [
+  "min_float",
+  "min_discount",
+  "min_ref_qty",
+  "min_profit",
+  "min_profit_pct",
+  "min_exit_profit",
+  "min_fade",
+  "min_playside_blue",
+  "min_backside_blue",
+  "min_sticker_value",
+  "min_sticker_pct",
+  "min_sales_per_day",
+] as const satisfies ReadonlyArray<keyof RuleFilters>;
+/** Upper bounds: a narrower rule keeps them and may lower them. */
+const UPPER_BOUNDS = [
+  "max_float",
+  "max_price",
+  "max_fade",
+  "max_float_rank",
+] as const satisfies ReadonlyArray<keyof RuleFilters>;
+/** Equalities: a narrower rule keeps them unchanged. */
+const EQUALS = ["def_index", "paint_index", "type", "category"] as const satisfies ReadonlyArray<
+  keyof RuleFilters
+>;
+
+/**
+ * True when every listing `after` matches, `before` matched too: the edit only narrows (or keeps)
+ * what the rule may buy. Conservative: anything it cannot show to be narrower (another item, a
+ * removed filter, a higher ceiling, a wider float range, a seed added...) is widening.
+ */
+export function editNarrows(before: RuleFilters, after: RuleFilters): boolean {
+  if (before.item !== undefined && before.item.toLowerCase() !== after.item?.toLowerCase()) return false;
+  for (const k of LOWER_BOUNDS) {
+    const b = before[k];
+    const a = after[k];
+    if (b !== undefined && (a === undefined || a < b)) return false;
+  }
+  for (const k of UPPER_BOUNDS) {
+    const b = before[k];
+    const a = after[k];
+    if (b !== undefined && (a === undefined || a > b)) return false;
+  }
+  for (const k of EQUALS) if (before[k] !== undefined && before[k] !== after[k]) return false;
+  if (before.paint_seeds !== undefined) {
+    const allowed = new Set(before.paint_seeds);
+    if (after.paint_seeds === undefined || after.paint_seeds.some((s) => !allowed.has(s))) return false;
+  }
+  // Stickers and keychains are requirements: a narrower rule asks for each of them still.
+  for (const s of before.stickers ?? []) {
+    if (!after.stickers?.some((t) => t.id === s.id && (s.slot === undefined || t.slot === s.slot)))
+      return false;
+  }
+  for (const id of before.keychains ?? []) if (!after.keychains?.includes(id)) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The verb
+
+export interface RuleEditResult {
+  ruleId: number;
+  name: string;
+  before: { summary: string; destination: RuleDestination };
+  after: { summary: string; destination: RuleDestination };
+  /** The rule was armed live and the edit widened it: it no longer buys until armed again. */
+  disarmed: boolean;
+  /** Nothing differs from before. */
+  unchanged: boolean;
+}
+
+/** Equal as data, whatever the order of their keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v !== null && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v as Record<string, unknown>)
+              .filter(([, x]) => x !== undefined)
+              .sort(([x], [y]) => (x < y ? -1 : 1))
+              .map(([k, x]) => [k, canonical(x)]),
+          )
+        : v;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function destinationOf(row: { destination: string; guildId: string | null; channelId: string | null }) {
+  return row.destination === "channel" && row.channelId !== null
+    ? ({ kind: "channel", guildId: row.guildId ?? "", channelId: row.channelId } as const)
+    : ({ kind: "dm" } as const);
+}
+
+/**
+ * Edits the user's rule `name` in place: its id, name, match record, tier link and arming stay,
+ * except that a live-armed rule whose edit widens what it may buy is disarmed in the same
+ * transaction (arming live again asks for a new confirmation).
+ */
+export async function editRule(
+  deps: RuleDeps,
+  input: {
+    discordId: string;
+    name: string;
+    options: RuleOptions;
+    clear: readonly string[];
+    /** A new destination; absent: unchanged (clear "channel" goes back to DMs). */
+    destination?: RuleDestination | undefined;
+    context?: RuleContext;
+  },
+): Promise<RuleEditResult> {
+  // What was typed is checked first: a bad value is named whether or not the rule exists.
+  filtersFromOptions(input.options, input.context);
+  const name = input.name.trim().replace(/\s+/g, " ");
+  const user = /[\p{Cc}\p{Cf}]/u.test(name) ? null : await getUserByDiscordId(deps.prisma, input.discordId);
+  const row = user === null ? null : await rulesRepo.getRuleByName(deps.prisma, user.id, name);
+  if (row === null) {
+    throw new UserFacingError(
+      "not_found",
+      `You have no watch rule named "${safeUserText(name, MAX_RULE_NAME)}". See /watch list.`,
+      { name },
+    );
+  }
+  const before = parseStoredFilters(row, deps.logger);
+  if (before === undefined) {
+    throw new UserFacingError(
+      "conflict",
+      "This rule was saved by another version of the bot; remove it and add it again.",
+      { ruleId: row.id },
+    );
+  }
+  const after = applyEdit(before, input.options, input.clear, input.context);
+  const destination: RuleDestination =
+    input.destination ?? (input.clear.includes("channel") ? { kind: "dm" } : destinationOf(row));
+  const beforeDestination = destinationOf(row);
+  const unchanged = sameJson(before, after) && sameJson(destination, beforeDestination);
+  const widensLive = row.armMode === "live" && !editNarrows(before, after);
+
+  const updated = await deps.prisma.$transaction(async (tx) => {
+    if (widensLive) await disarmRules(tx, { userId: row.userId, ruleId: row.id, mode: "live" });
+    return rulesRepo.updateRule(tx, row.userId, row.id, {
+      filters: after,
+      itemKey: after.item?.toLowerCase() ?? null,
+      defIndex: after.def_index ?? null,
+      paintIndex: after.paint_index ?? null,
+      destination: destination.kind,
+      guildId: destination.kind === "channel" ? destination.guildId : null,
+      channelId: destination.kind === "channel" ? destination.channelId : null,
+    });
+  });
+  if (updated === null || updated === "name_taken") {
+    throw new UserFacingError("not_found", "That rule was just removed.", { ruleId: row.id });
+  }
+  deps.logger.info(
+    { userId: row.userId, ruleId: row.id, disarmed: widensLive, unchanged },
+    "watch rule edited",
+  );
+  deps.onChange?.({
+    type: "upsert",
+    rule: {
+      id: row.id,
+      userId: row.userId,
+      filters: after,
+      enabled: updated.enabled,
+      ...(widensLive ? { armMode: null } : {}),
+    },
+  });
+  return {
+    ruleId: row.id,
+    name: row.name,
+    before: { summary: describeFilters(before), destination: beforeDestination },
+    after: { summary: describeFilters(after), destination },
+    disarmed: widensLive,
+    unchanged,
+  };
+}

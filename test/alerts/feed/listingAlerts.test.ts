@@ -1,0 +1,92 @@
+// The alerts pass of a feed cycle against Postgres: rules armed after the cycle's snipe pass still act first, once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queueListingAlerts, type ListingAlertDeps } from "../../../src/alerts/feed/listingAlerts.ts";
+import { createRuleIndex } from "../../../src/alerts/matcher/ruleIndex.ts";
+import { createRule } from "../../../src/db/repos/rules.ts";
+import { armRule } from "../../../src/db/repos/autoBuys.ts";
+import { ensureUser } from "../../../src/db/repos/users.ts";
+import { createLogger } from "../../../src/log.ts";
+import { hitKey, type ArmedHit, type AutoBuyer } from "../../../src/snipe/autoBuyer.ts";
+import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { listingWith } from "../fixtures.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await freshDatabase();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+const logger = createLogger({ level: "silent" });
+
+/** An auto-buyer that records what it was asked to act on and takes every hit over. */
+function recordingBuyer(): { buyer: AutoBuyer; acted: ArmedHit[][] } {
+  const acted: ArmedHit[][] = [];
+  const buyer = {
+    act: async (hits: readonly ArmedHit[]) => {
+      acted.push([...hits]);
+      return new Set(hits.map((h) => hitKey(h.ruleId, h.listing.id)));
+    },
+    idle: async () => {},
+    outcomesQueued: async () => {},
+  } as unknown as AutoBuyer;
+  return { buyer, acted };
+}
+
+describe("listing alerts pass", () => {
+  it("GIVEN a rule armed after the cycle's snipe pass ran WHEN the alerts pass matches the listing THEN that pass hands it to the auto-buyer once and queues no ordinary alert for it, AND a hit the snipe pass already took is not handed over again", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000077");
+    const item = "Falcon Rifle | Armed Between Passes (Pristine)";
+    const created = await createRule(
+      db.prisma,
+      { userId: user.id, name: "between passes", filters: { item, max_price: 9_000 } },
+      { maxRulesPerUser: 50 },
+    );
+    if (!created.ok) throw new Error("expected a rule");
+    const ruleId = created.rule.id;
+    // Another trader's ordinary rule on the same item: the pass does alert, just not for the armed one.
+    const other = await ensureUser(db.prisma, "810000000000000078");
+    const plain = await createRule(
+      db.prisma,
+      { userId: other.id, name: "plain watcher", filters: { item, max_price: 9_000 } },
+      { maxRulesPerUser: 50 },
+    );
+    if (!plain.ok) throw new Error("expected a rule");
+    const rules = createRuleIndex({ prisma: db.prisma, logger });
+    await rules.loadAll();
+    // The snipe pass ran before this: the rule was not armed then. Another process arms it, and
+    // the sync between the passes (the engine's ensureRules) brings it into the armed index.
+    expect(
+      await armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() }),
+    ).toBe(true);
+    await rules.syncChanges();
+    const { buyer, acted } = recordingBuyer();
+    const deps: ListingAlertDeps = {
+      prisma: db.prisma,
+      logger,
+      index: rules.index,
+      snipe: { armedIndex: rules.armedIndex, armedMode: (id) => rules.armedMode(id), autoBuyer: buyer },
+    };
+    const listing = listingWith({ id: "77001", price: 5_000, item: { market_hash_name: item } });
+
+    const first = await queueListingAlerts(deps, [listing], { readAt: Date.now(), taken: new Set() });
+    expect(acted.map((hits) => hits.map((h) => [h.ruleId, h.listing.id, h.userId, h.mode]))).toEqual([
+      [[ruleId, "77001", user.id, "shadow"]],
+    ]);
+    expect(first).toMatchObject({ matched: 2, queued: 1 });
+    const alerted = async () =>
+      (await db.prisma.alertLog.findMany({ where: { subjectId: "77001" } })).map((a) => a.ruleId);
+    expect(await alerted()).toEqual([plain.rule.id]);
+
+    // Had the snipe pass taken it, the alerts pass hands nothing over and alerts nothing.
+    const second = await queueListingAlerts(deps, [listing], {
+      readAt: Date.now(),
+      taken: new Set([hitKey(ruleId, listing.id)]),
+    });
+    expect(acted).toHaveLength(1);
+    // The plain rule's alert is already written (deduplicated), the armed one's is never.
+    expect(second).toMatchObject({ matched: 2, queued: 0 });
+    expect(await alerted()).toEqual([plain.rule.id]);
+  });
+});
