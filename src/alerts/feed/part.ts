@@ -1,0 +1,165 @@
+// The feed's part of the engine (leader only): the one feed for everyone, the rule index it
+// matches against (kept in step with Postgres before each cycle), armed rules' purchases first,
+// then listing alerts. Rule syncs share the feed's queue: both read and move the index's marker.
+import type { FeeModel } from "../../market/fees.ts";
+import type { Listing } from "../../market/schemas.ts";
+import type { AutoBuyer } from "../../snipe/autoBuyer.ts";
+import type { AlertEngineDeps, AlertMetrics } from "../engine/engineContract.ts";
+import { createLoop, serialQueue } from "../engine/loop.ts";
+import type { PartContext } from "../engine/part.ts";
+import { createRuleIndex, type RuleIndex } from "../matcher/ruleIndex.ts";
+import type { RuleChange } from "../rules/rules.ts";
+import type { FateRecorder } from "./fateRecorder.ts";
+import { queueGapNotices } from "./feedGap.ts";
+import { createFeedPoller, feedStateStore, type FeedCycleResult, type FeedStats } from "./feedPoller.ts";
+import { actOnArmedMatches, queueListingAlerts } from "./listingAlerts.ts";
+import { createSalesRate } from "./salesRate.ts";
+
+export interface FeedPart {
+  readonly ruleIndex: RuleIndex;
+  runFeedOnce(): Promise<FeedCycleResult>;
+  /** Picks up rule changes made by other processes, in the feed's queue. */
+  syncRulesOnce(): Promise<void>;
+  /** This process's own rule writes, applied to the index at once. */
+  onRuleChange(change: RuleChange): void;
+  /** On election: another process may have changed rules while we followed, so load them all. */
+  elected(): void;
+  stats(): FeedStats;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface FeedPartContext extends PartContext {
+  readonly fees: FeeModel;
+  readonly fates: FateRecorder;
+  readonly autoBuyer: AutoBuyer;
+  /** Where new and gone listings go besides the matcher (the trade poller watches its own). */
+  readonly noteListings: (listings: readonly Listing[]) => void;
+  readonly noteGone: (listingIds: readonly string[]) => void;
+  readonly observe: (fn: (m: AlertMetrics) => void) => void;
+}
+
+export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): FeedPart {
+  const { log, now, fees } = ctx;
+  const ruleIndex = createRuleIndex({ prisma: deps.prisma, logger: deps.logger, fees });
+  // min_sales_per_day reads the public price-history graph with the feed's key, once per item an hour.
+  const salesRate = createSalesRate({
+    readGraph: (name) => deps.market.forKey(deps.config.MARKET_API_KEY).getHistoryGraph(name),
+    logger: deps.logger,
+    now,
+  });
+  let rulesLoaded = false;
+  const snipe = {
+    // Read at each use: a full reload between the cycle's two passes replaces the index.
+    get armedIndex() {
+      return ruleIndex.armedIndex;
+    },
+    armedMode: (id: string) => ruleIndex.armedMode(id),
+    autoBuyer: ctx.autoBuyer,
+  };
+
+  const feed = createFeedPoller({
+    market: deps.market,
+    apiKey: deps.config.MARKET_API_KEY,
+    logger: deps.logger,
+    state: feedStateStore(deps.prisma, "feed"),
+    intervalMs: deps.config.POLL_INTERVAL_MS,
+    // Listings created after this alert on a first start, even when the market is empty then
+    // or the first reads fail. Read on the pollers' clock, which tests set to the sandbox's.
+    startedAt: now().getTime(),
+    ...(deps.feed?.maxPages === undefined ? {} : { maxPages: deps.feed.maxPages }),
+    ...(deps.feed?.minIntervalMs === undefined ? {} : { minIntervalMs: deps.feed.minIntervalMs }),
+    addressSpacingMs: () => deps.scheduler?.feedSpacingMs() ?? 0,
+    ...(deps.feed?.maxCatchUpMs === undefined ? {} : { maxCatchUpMs: deps.feed.maxCatchUpMs }),
+    ...(deps.feed?.startSkewMs === undefined ? {} : { startSkewMs: deps.feed.startSkewMs }),
+    onGap: async (gap) => {
+      const queued = await queueGapNotices({ prisma: deps.prisma, logger: deps.logger }, gap);
+      if (queued > 0) ctx.kickDelivery();
+    },
+    // Recorded in the background: the next cycle's alerts do not wait for it.
+    onGone: (listingIds, at) => {
+      ctx.noteGone(listingIds);
+      ctx.fates.observeGone(listingIds, at);
+    },
+    handle: async (listings, meta) => {
+      ctx.noteListings(listings);
+      // Armed rules race other buyers: their purchases start before anything else is read.
+      const taken = await actOnArmedMatches({ snipe }, listings, meta.readAt);
+      // Rules saved while this cycle was reading were not in the index when it began, yet a
+      // listing created after them is theirs: look again (one aggregate query) before matching.
+      await ensureRules();
+      const result = await queueListingAlerts(
+        {
+          prisma: deps.prisma,
+          logger: deps.logger,
+          index: ruleIndex.index,
+          snipe,
+          fees,
+          salesRate,
+          onReleased: ctx.kickDelivery,
+          screenshotTemplate: deps.config.MARKET_SCREENSHOT_URL,
+        },
+        listings,
+        { readAt: meta.readAt, taken },
+      );
+      if (result.queued > 0) ctx.kickDelivery();
+      ctx.observe((m) =>
+        m.listingsMatched?.({ listings: listings.length, matched: result.matched, queued: result.queued }),
+      );
+    },
+  });
+
+  async function ensureRules(): Promise<void> {
+    if (!rulesLoaded) {
+      await ruleIndex.loadAll();
+      rulesLoaded = true;
+    } else {
+      await ruleIndex.syncChanges();
+    }
+  }
+  const feedQueue = serialQueue();
+  const runFeedOnce = () =>
+    feedQueue(async (): Promise<FeedCycleResult> => {
+      await ensureRules();
+      return feed.runOnce();
+    });
+
+  /** Reports leadership on every tick, so /healthz and the metrics follow it moving between replicas. */
+  const feedPass = async () => {
+    const lead = ctx.leading();
+    ctx.observe((m) => m.feedLeadership(lead));
+    if (!lead) return;
+    let ok = false;
+    try {
+      ok = (await runFeedOnce()).outcome !== "failed";
+    } finally {
+      ctx.observe((m) => m.feedCycle({ ok }));
+    }
+  };
+  // The pace is the spacing of polls: a cycle's own time comes out of the pause, so a new listing
+  // waits at most one interval, not interval + cycle. A failed cycle's backoff runs in full.
+  const loop = createLoop("feed", log, feedPass, (passMs) => {
+    if (!ctx.leading()) return deps.config.POLL_INTERVAL_MS;
+    const delay = feed.nextDelayMs();
+    if (feed.stats().consecutiveFailures > 0) return delay;
+    // A cycle slower than the pace must not turn the loop into back-to-back polling that starves
+    // everything else in the process: keep at least a quarter of the pace between cycles.
+    return Math.max(Math.ceil(delay / 4), delay - passMs);
+  });
+
+  return {
+    ruleIndex,
+    runFeedOnce,
+    syncRulesOnce: () => feedQueue(ensureRules),
+    onRuleChange(change) {
+      if (rulesLoaded) ruleIndex.apply(change);
+    },
+    elected() {
+      rulesLoaded = false;
+      loop.kick();
+    },
+    stats: () => feed.stats(),
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+  };
+}

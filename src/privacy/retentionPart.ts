@@ -1,0 +1,33 @@
+// Retention's part of the alert engine (leader only): records past their retention pruned every
+// retentionIntervalMs, and at once on election.
+import type { AlertEngineDeps } from "../alerts/engine/engineContract.ts";
+import { createLoop, serial } from "../alerts/engine/loop.ts";
+import { whileLeading, type PartContext } from "../alerts/engine/part.ts";
+import { pruneExpired, retentionFromConfig, type PruneResult } from "./retention.ts";
+
+export interface RetentionPart {
+  runOnce(): Promise<PruneResult>;
+  elected(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createRetentionPart(
+  deps: AlertEngineDeps,
+  ctx: Pick<PartContext, "log" | "leading">,
+): RetentionPart {
+  const retention = retentionFromConfig(deps.config);
+  const runOnce = serial(async () => {
+    const pruned = await pruneExpired(deps.prisma, retention);
+    if (Object.values(pruned).some((n) => n > 0))
+      ctx.log.info({ ...pruned }, "records past their retention pruned");
+    return pruned;
+  });
+  const loop = createLoop(
+    "retention",
+    ctx.log,
+    whileLeading(ctx, runOnce),
+    () => deps.retentionIntervalMs ?? 3_600_000,
+  );
+  return { runOnce, elected: () => loop.kick(), start: () => loop.start(), stop: () => loop.stop() };
+}
