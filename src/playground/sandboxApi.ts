@@ -3,7 +3,7 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import type { RuleView } from "../alerts/rules/rules.ts";
-import { ListingTemplate } from "../sandbox/control.ts";
+import { ListingTemplate } from "../sandbox/control/index.ts";
 import type { DemoUser, DriftSpec, FaultSpec, Sandbox } from "../sandbox/index.ts";
 import type { DoubleUser } from "./discord/index.ts";
 import { HttpFailure, Id, readJson, UserRef } from "./pageHttp.ts";

@@ -1,7 +1,14 @@
 // Buy orders: standing quantity-based orders with item constraints, their aggregates and fills.
 import { badRequest, ErrorCode, notFound } from "./errors.ts";
-import { buyOrderJson, type BuyOrderAggregateJson, type BuyOrderJson } from "./render.ts";
-import { pushTo, type BuyOrderRec, type HybridRec, type ItemRec, type Store, type UserRec } from "./state.ts";
+import { buyOrderJson, type BuyOrderAggregateJson, type BuyOrderJson } from "./render/index.ts";
+import {
+  pushTo,
+  type BuyOrderRec,
+  type HybridRec,
+  type ItemRec,
+  type Store,
+  type UserRec,
+} from "./state/index.ts";
 
 export const HYBRID_KEYS = [
   "min_float",

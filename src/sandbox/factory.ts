@@ -14,7 +14,7 @@ import {
   type Wear,
 } from "./catalog.ts";
 import { badRequest } from "./errors.ts";
-import type { AssetRec, ItemRec, KeychainRec, StickerRec, Store, UserRec } from "./state.ts";
+import type { AssetRec, ItemRec, KeychainRec, StickerRec, Store, UserRec } from "./state/index.ts";
 
 export function makeUser(
   store: Store,

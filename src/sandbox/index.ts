@@ -4,18 +4,18 @@ import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { listenOn } from "../util/listen.ts";
 import { catalogItems } from "./catalog.ts";
-import { buildControlRouter, createControl, type SandboxControl } from "./control.ts";
+import { buildControlRouter, createControl, type SandboxControl } from "./control/index.ts";
 import { DriftBook } from "./drift.ts";
 import { FaultBook } from "./faults.ts";
 import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
 import { createRng } from "./rng.ts";
-import { buildApiRouter } from "./routes.ts";
+import { buildApiRouter } from "./routes/index.ts";
 import { SANDBOX_OPERATOR_KEY, seedWorld, type DemoUser } from "./seed.ts";
 import { API_PREFIX, CONTROL_PREFIX, createHandler, type Pending } from "./server.ts";
-import { Store } from "./state.ts";
+import { Store } from "./state/index.ts";
 import { StatsBook } from "./stats.ts";
 
-export type { SandboxControl, ListingTemplate, UserInfo, InventoryAsset } from "./control.ts";
+export type { SandboxControl, ListingTemplate, UserInfo, InventoryAsset } from "./control/index.ts";
 export type { DemoUser } from "./seed.ts";
 export type { FaultSpec } from "./faults.ts";
 export type { DriftSpec } from "./drift.ts";
@@ -29,7 +29,7 @@ export type {
   TradeJson,
   TransactionJson,
   UserSummaryJson,
-} from "./render.ts";
+} from "./render/index.ts";
 export { DEMO_USERS, DEMO_BALANCE, DEMO_ASSET_IDS, SANDBOX_OPERATOR_KEY } from "./seed.ts";
 export { EXAMPLE_ITEM } from "./catalog.ts";
 export { ErrorCode } from "./errors.ts";

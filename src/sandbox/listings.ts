@@ -9,7 +9,7 @@ import {
   type Store,
   type TradeRec,
   type UserRec,
-} from "./state.ts";
+} from "./state/index.ts";
 import { createTrade } from "./trades.ts";
 
 export const MIN_PRICE = 3;

@@ -2,8 +2,8 @@
 // history and watchlist.
 import { z } from "zod";
 import { badRequest, forbidden } from "./errors.ts";
-import { listingJson, type ListingJson } from "./render.ts";
-import { DAY, lowerBound, type ListingRec, type Store, type UserRec } from "./state.ts";
+import { listingJson, type ListingJson } from "./render/index.ts";
+import { DAY, lowerBound, type ListingRec, type Store, type UserRec } from "./state/index.ts";
 
 export const SORTS = [
   "lowest_price",

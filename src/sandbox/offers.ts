@@ -10,7 +10,7 @@ import {
   type Store,
   type TradeRec,
   type UserRec,
-} from "./state.ts";
+} from "./state/index.ts";
 
 export const OFFER_TTL_MS = DAY;
 

@@ -4,7 +4,7 @@ import { canBeSouvenir, canBeStatcounter, catalogItems, EXAMPLE_ITEM, FINISHES }
 import { makeAsset, makeUser, modelPrice } from "./factory.ts";
 import { createListing, placeBid } from "./listings.ts";
 import { createBuyOrder } from "./buyOrders.ts";
-import { HOUR, minNextBid, type Store, type UserRec } from "./state.ts";
+import { HOUR, minNextBid, type Store, type UserRec } from "./state/index.ts";
 
 export interface DemoUser {
   name: string;

@@ -6,7 +6,7 @@ import type { DriftBook } from "./drift.ts";
 import type { FaultBook } from "./faults.ts";
 import type { Reply, RequestContext, Router } from "./http.ts";
 import type { AddressLimiter, RateLimiter } from "./rateLimit.ts";
-import type { Store, UserRec } from "./state.ts";
+import type { Store, UserRec } from "./state/index.ts";
 import type { StatsBook } from "./stats.ts";
 
 export const API_PREFIX = "/api/v1";

@@ -1,7 +1,7 @@
 // Trades after a sale: queued (waiting on the seller) -> pending -> verified, or cancelled with refunds.
 import { randomBytes } from "node:crypto";
 import { badRequest, ErrorCode } from "./errors.ts";
-import { DAY, HOUR, pushTo, type ListingRec, type Store, type TradeRec } from "./state.ts";
+import { DAY, HOUR, pushTo, type ListingRec, type Store, type TradeRec } from "./state/index.ts";
 
 /** How long a seller has to accept a queued trade (sandbox time). */
 export const ACCEPT_WINDOW_MS = 12 * HOUR;

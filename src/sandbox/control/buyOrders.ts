@@ -4,9 +4,9 @@ import { badRequest, ErrorCode, notFound } from "../errors.ts";
 import { makeAsset } from "../factory.ts";
 import { MoneyField } from "../http.ts";
 import { completeSale, createListing } from "../listings.ts";
-import { buyOrderJson, type BuyOrderJson } from "../render.ts";
+import { buyOrderJson, type BuyOrderJson } from "../render/index.ts";
 import type { World } from "../seed.ts";
-import type { Store, UserRec } from "../state.ts";
+import type { Store, UserRec } from "../state/index.ts";
 
 export interface BuyOrderControl {
   /**

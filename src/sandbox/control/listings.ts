@@ -12,9 +12,9 @@ import {
   type BidJson,
   type ListingJson,
   type OfferJson,
-} from "../render.ts";
+} from "../render/index.ts";
 import type { World } from "../seed.ts";
-import { DAY, type Store, type UserRec } from "../state.ts";
+import { DAY, type Store, type UserRec } from "../state/index.ts";
 
 const StickerPin = z.union([
   z.number().int().nonnegative(),

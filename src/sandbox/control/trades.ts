@@ -2,9 +2,9 @@
 import { badRequest, ErrorCode, notFound } from "../errors.ts";
 import { makeAsset, modelPrice } from "../factory.ts";
 import { completeSale, createListing, listingOf } from "../listings.ts";
-import { tradeJson, type TradeJson } from "../render.ts";
+import { tradeJson, type TradeJson } from "../render/index.ts";
 import type { World } from "../seed.ts";
-import type { Store } from "../state.ts";
+import type { Store } from "../state/index.ts";
 import { reverseTrade } from "../trades.ts";
 
 export interface TradeControl {

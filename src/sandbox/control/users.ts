@@ -4,7 +4,7 @@ import { notFound } from "../errors.ts";
 import { makeAsset, makeUser } from "../factory.ts";
 import { MoneyField } from "../http.ts";
 import type { DemoUser } from "../seed.ts";
-import type { Store, UserRec } from "../state.ts";
+import type { Store, UserRec } from "../state/index.ts";
 
 export interface UserInfo extends DemoUser {
   kind: UserRec["kind"];

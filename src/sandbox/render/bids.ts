@@ -1,5 +1,5 @@
 // Bids as the spec shows them, and the bare receipt the live service answers to placing one.
-import type { BidRec, Store } from "../state.ts";
+import type { BidRec, Store } from "../state/index.ts";
 import { iso } from "./common.ts";
 
 export interface BidJson {

@@ -1,5 +1,5 @@
 // Buy orders: the API's own (item name and constraints) and the website's (a filter expression only).
-import type { BuyOrderRec, HybridRec } from "../state.ts";
+import type { BuyOrderRec, HybridRec } from "../state/index.ts";
 import { iso } from "./common.ts";
 
 export interface BuyOrderJson {

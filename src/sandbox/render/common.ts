@@ -1,5 +1,5 @@
 // What every rendered resource embeds: ISO times, the user summary and an item name's reference price.
-import type { ReferenceRec, Store, UserRec } from "../state.ts";
+import type { ReferenceRec, Store, UserRec } from "../state/index.ts";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 

@@ -1,5 +1,5 @@
 // The item inside a listing: wear, paint, stickers, keychains, fade, blue gem and its reference price.
-import type { ListingRec, Store } from "../state.ts";
+import type { ListingRec, Store } from "../state/index.ts";
 import { iso, referenceJson, type ReferenceJson } from "./common.ts";
 
 export interface StickerJson {

@@ -1,5 +1,5 @@
 // Ledger entries (GET /me/transactions): every balance and pending movement with its details.
-import type { TxRec } from "../state.ts";
+import type { TxRec } from "../state/index.ts";
 import { iso } from "./common.ts";
 
 export interface TransactionJson {

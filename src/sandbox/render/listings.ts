@@ -1,6 +1,6 @@
 // Listings as one caller sees them (is_seller, is_watchlisted), with the auction's details.
-import type { ListingRec, Store } from "../state.ts";
-import { minNextBid, minOfferPrice } from "../state.ts";
+import type { ListingRec, Store } from "../state/index.ts";
+import { minNextBid, minOfferPrice } from "../state/index.ts";
 import { bidJson, type BidJson } from "./bids.ts";
 import { iso, referenceJson, userSummary, type ReferenceJson, type UserSummaryJson } from "./common.ts";
 import { itemJson, type ItemJson } from "./items.ts";

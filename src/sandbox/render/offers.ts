@@ -1,5 +1,5 @@
 // Offers on a buy-now listing, with the listing they are for.
-import type { OfferRec, Store } from "../state.ts";
+import type { OfferRec, Store } from "../state/index.ts";
 import { iso, userSummary, type UserSummaryJson } from "./common.ts";
 import { listingJson, type ListingJson } from "./listings.ts";
 

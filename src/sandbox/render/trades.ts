@@ -1,6 +1,6 @@
 // Trades as buyer or seller see them: states, the platform offer, the trade link and protection end.
-import type { Store, TradeRec, UserRec } from "../state.ts";
-import { HOUR } from "../state.ts";
+import type { Store, TradeRec, UserRec } from "../state/index.ts";
+import { HOUR } from "../state/index.ts";
 import { protectionEndsAt } from "../trades.ts";
 import { iso, userSummary, type UserSummaryJson } from "./common.ts";
 import { listingJson, type ListingJson } from "./listings.ts";

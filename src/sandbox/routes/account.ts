@@ -2,8 +2,8 @@
 import { ok, qEnum, qLimit, qPage, qString, type Router } from "../http.ts";
 import { listingOf, unwatch, watch } from "../listings.ts";
 import { watchlist } from "../market.ts";
-import { transactionJson, userSummary } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { transactionJson, userSummary } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { need } from "./common.ts";
 
 const TX_TYPES = [

@@ -25,8 +25,8 @@ import {
   type Router,
 } from "../http.ts";
 import { listingOf } from "../listings.ts";
-import { buyOrderJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { buyOrderJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { need, type Ctx } from "./common.ts";
 
 const StickerRef = z.object({ sId: z.number().int() });

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { MoneyField, ok, parseBody, type Router } from "../http.ts";
 import { buyListings, placeBid } from "../listings.ts";
-import { bidReceiptJson, tradeJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { bidReceiptJson, tradeJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { IdList, need } from "./common.ts";
 
 export function addBuyingRoutes(r: Router<UserRec>, store: Store): void {

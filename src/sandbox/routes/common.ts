@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { unauthorized } from "../errors.ts";
 import { IdField, type RequestContext } from "../http.ts";
-import type { UserRec } from "../state.ts";
+import type { UserRec } from "../state/index.ts";
 
 export type Ctx = RequestContext<UserRec>;
 

@@ -11,8 +11,8 @@ import {
   stall,
   SORTS,
 } from "../market.ts";
-import { bidJson, listingJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { bidJson, listingJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { viewer } from "./common.ts";
 
 export function addMarketDataRoutes(r: Router<UserRec>, store: Store): void {

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { IdField, MoneyField, ok, parseBody, qLimit, qPage, type Router } from "../http.ts";
 import { counterOffer, createOffer, offersTimeline } from "../offers.ts";
-import { offerJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { offerJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { need } from "./common.ts";
 
 export function addOfferRoutes(r: Router<UserRec>, store: Store): void {

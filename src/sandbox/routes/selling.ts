@@ -11,8 +11,8 @@ import {
   validatePatch,
   type NewListing,
 } from "../listings.ts";
-import { listingJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { listingJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { IdList, MAX_BATCH, need } from "./common.ts";
 
 const NewListingBody = z.object({

@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { badRequest, ErrorCode, notFound } from "../errors.ts";
 import { ok, parseBody, qEnum, qLimit, qPage, qString, type Router } from "../http.ts";
-import { tradeJson } from "../render.ts";
-import type { Store, UserRec } from "../state.ts";
+import { tradeJson } from "../render/index.ts";
+import type { Store, UserRec } from "../state/index.ts";
 import { acceptTrade, cancelTrade, isCancellable, myTrades } from "../trades.ts";
 import { IdList, need } from "./common.ts";
 

@@ -1,10 +1,10 @@
 // The sandbox's in-memory world: records, indexes, the sandbox clock, the ledger and a scheduler
 // that runs expiries and settlements lazily whenever a request or control call arrives.
-// The record types, the event queue, the index helpers and the pricing rules live under state/.
-import { SandboxError, ErrorCode } from "./errors.ts";
-import type { Rng } from "./rng.ts";
-import { lowerBound, pushTo } from "./state/collections.ts";
-import { EventQueue } from "./state/events.ts";
+// The record types, the event queue, the index helpers and the pricing rules live beside it in this folder.
+import { SandboxError, ErrorCode } from "../errors.ts";
+import type { Rng } from "../rng.ts";
+import { lowerBound, pushTo } from "./collections.ts";
+import { EventQueue } from "./events.ts";
 import type {
   AssetRec,
   BidRec,
@@ -16,7 +16,7 @@ import type {
   TxRec,
   TxType,
   UserRec,
-} from "./state/records.ts";
+} from "./records.ts";
 
 export type {
   AssetRec,
@@ -39,9 +39,9 @@ export type {
   TxRec,
   TxType,
   UserRec,
-} from "./state/records.ts";
-export { lowerBound, pushTo } from "./state/collections.ts";
-export { bidIncrement, minNextBid, minOfferPrice } from "./state/rules.ts";
+} from "./records.ts";
+export { lowerBound, pushTo } from "./collections.ts";
+export { bidIncrement, minNextBid, minOfferPrice } from "./rules.ts";
 
 /** First id handed out: just past 2^53, so clients that parse ids as numbers break visibly. */
 export const FIRST_ID = 9007199254740993n;

@@ -1,23 +1,23 @@
 // The control surface: drive the sandbox from tests, benchmarks and the playground (methods and /_control HTTP).
-// The methods live by subject under control/ (users, listings, trades, buy orders); this module
+// The methods live by subject in this folder (users, listings, trades, buy orders); this module
 // composes them with the clock, faults and stats, and serves them over HTTP.
 import { z } from "zod";
-import { catalogItems } from "./catalog.ts";
-import { badRequest } from "./errors.ts";
-import { DriftSpec as DriftSpecBody, type DriftBook, type DriftSpec } from "./drift.ts";
-import { FaultBook, FaultSpec } from "./faults.ts";
-import { IdField, MoneyField, ok, parseBody, Router } from "./http.ts";
-import { buyOrderControl, type BuyOrderControl } from "./control/buyOrders.ts";
-import { ListingTemplate, listingControl, type ListingControl } from "./control/listings.ts";
-import { tradeControl, type TradeControl } from "./control/trades.ts";
-import { userControl, type UserControl } from "./control/users.ts";
-import { iso } from "./render.ts";
-import type { World } from "./seed.ts";
-import type { Store } from "./state.ts";
-import type { Stats } from "./stats.ts";
+import { catalogItems } from "../catalog.ts";
+import { badRequest } from "../errors.ts";
+import { DriftSpec as DriftSpecBody, type DriftBook, type DriftSpec } from "../drift.ts";
+import { FaultBook, FaultSpec } from "../faults.ts";
+import { IdField, MoneyField, ok, parseBody, Router } from "../http.ts";
+import { buyOrderControl, type BuyOrderControl } from "./buyOrders.ts";
+import { ListingTemplate, listingControl, type ListingControl } from "./listings.ts";
+import { tradeControl, type TradeControl } from "./trades.ts";
+import { userControl, type UserControl } from "./users.ts";
+import { iso } from "../render/index.ts";
+import type { World } from "../seed.ts";
+import type { Store } from "../state/index.ts";
+import type { Stats } from "../stats.ts";
 
-export { ListingTemplate } from "./control/listings.ts";
-export type { InventoryAsset, UserInfo } from "./control/users.ts";
+export { ListingTemplate } from "./listings.ts";
+export type { InventoryAsset, UserInfo } from "./users.ts";
 
 export interface SandboxControl extends ListingControl, BuyOrderControl, TradeControl, UserControl {
   /** Sandbox clock (ms since epoch): real time plus every advanceClock. */
