@@ -26,12 +26,12 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   "/popup.js": "popup.js",
   "/scroll.js": "scroll.js",
   "/slashCommands.js": "slashCommands.js",
-  "/panel.js": "panel.js",
-  "/rivals.js": "rivals.js",
-  "/install.js": "install.js",
-  "/inventory.js": "inventory.js",
-  "/panelParts.js": "panelParts.js",
-  "/driftControls.js": "driftControls.js",
+  "/panel/panel.js": "panel/panel.js",
+  "/panel/rivals.js": "panel/rivals.js",
+  "/panel/install.js": "panel/install.js",
+  "/panel/inventory.js": "panel/inventory.js",
+  "/panel/panelParts.js": "panel/panelParts.js",
+  "/panel/driftControls.js": "panel/driftControls.js",
   "/style.css": "style.css",
 };
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

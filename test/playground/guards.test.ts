@@ -69,7 +69,7 @@ describe("the Rivals card", () => {
   });
 
   it("GIVEN the page WHEN it loads the Rivals script and the commands THEN both are there", async () => {
-    const script = await fetch(new URL("/rivals.js", pg.url));
+    const script = await fetch(new URL("/panel/rivals.js", pg.url));
     expect(script.status).toBe(200);
     expect(await script.text()).toContain("create-rival-order");
     const { body } = await pageApi<{ commands: { name: string; options?: { name: string }[] }[] }>(

@@ -1,12 +1,12 @@
 // The playground page: a Discord-like client of the local Discord, acting as one of the simulated users.
 import { api } from "./api.js";
 import { createComposer } from "./composer.js";
-import { mountInstalls } from "./install.js";
+import { mountInstalls } from "./panel/install.js";
 import { createPresser } from "./components.js";
 import { openEvents } from "./connection.js";
 import { refreshRelativeTimes } from "./markdown.js";
 import { createModals } from "./modal.js";
-import { createPanel } from "./panel.js";
+import { createPanel } from "./panel/panel.js";
 import { icon } from "./icons.js";
 import { avatar, el, renderMessage } from "./render.js";
 import { keepPinned } from "./scroll.js";

@@ -1,5 +1,5 @@
 // The sandbox panel's inventory card: the user's items with their asset ids, for /sell list.
-import { el } from "./render.js";
+import { el } from "../render.js";
 
 const SHOWN = 12;
 

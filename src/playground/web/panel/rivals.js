@@ -1,6 +1,6 @@
 // The sandbox drawer's "Rivals" card: another trader's buy order or listing for the item, price
 // and float typed in the New listing card, which /buyorder guard and /sell guard then answer.
-import { el } from "./render.js";
+import { el } from "../render.js";
 
 const dollars = (cents) => `$${(cents / 100).toFixed(2)}`;
 /** Rival buy orders cover the float typed, give or take this (the listing guard's window). */

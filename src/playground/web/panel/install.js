@@ -1,6 +1,6 @@
 // "Installed to my account": a toggle for the acting user and the servers without the bot, where
 // only an account install lets them use its commands (ADR 022).
-import { el } from "./render.js";
+import { el } from "../render.js";
 
 /**
  * ctx: { api, me(), channelId(), openChannel(id), reloadCommands(), elsewhere: [{ id, name, channels }] }.

@@ -1,5 +1,5 @@
 // The sandbox panel's building blocks: labelled fields, buttons and cards, and the faults it offers.
-import { el } from "./render.js";
+import { el } from "../render.js";
 
 export const FAULT_ROUTES = [
   ["/listings", "New-listing feed and search (GET /listings)"],

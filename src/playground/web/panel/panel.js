@@ -2,7 +2,7 @@
 import { driftControls } from "./driftControls.js";
 import { createInventoryCard } from "./inventory.js";
 import { button, card, faultLabel, field, FAULT_KINDS, FAULT_ROUTES, input, select } from "./panelParts.js";
-import { el } from "./render.js";
+import { el } from "../render.js";
 import { rivalsCard } from "./rivals.js";
 
 const dollars = (cents) => `$${(cents / 100).toFixed(2)}`;

@@ -2,7 +2,7 @@
 // (a renamed item field, prices as dollar strings, a route gone, the reset header in milliseconds),
 // then watch the bot's /healthz and `npm run doctor` name it.
 import { button, field, select } from "./panelParts.js";
-import { el } from "./render.js";
+import { el } from "../render.js";
 
 export const DRIFT_KINDS = [
   ["rename", "Rename item.market_hash_name to name"],
