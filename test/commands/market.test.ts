@@ -2,7 +2,7 @@
 // against the Discord double, the sandbox marketplace and a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTIONS } from "../../src/discord/actions.ts";
-import type { ListingJson } from "../../src/sandbox/render.ts";
+import type { ListingJson } from "../../src/sandbox/render/index.ts";
 import { isEphemeral, textOf, type StoredMessage } from "../support/discord.ts";
 import { startBot, type Bot } from "../support/harness.ts";
 import {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ASSET_IDS, EXAMPLE_ITEM } from "../../src/sandbox/index.ts";
-import { HOUR } from "../../src/sandbox/state.ts";
+import { HOUR } from "../../src/sandbox/state/index.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
 import {
   answer,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { catalogItems, EXAMPLE_ITEM } from "../../src/sandbox/catalog.ts";
 import { DEMO_ASSET_IDS } from "../../src/sandbox/index.ts";
-import { HOUR } from "../../src/sandbox/state.ts";
+import { HOUR } from "../../src/sandbox/state/index.ts";
 import { useSandbox } from "./helpers.ts";
 
 const t = useSandbox();
