@@ -3,6 +3,7 @@
 // editBuyOrder merges), and `clear` removes exactly the constraints listed.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
+import { BUY_ORDER_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
 import { notice } from "../src/discord/render/embeds.ts";
@@ -25,7 +26,6 @@ import { cancelBuyOrder, matchesForListing, similarOrders } from "../src/trading
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
 import { checkItemName } from "../src/trading/itemCheck.ts";
 import {
-  CONFIRM_ACTIONS,
   confirmCreate,
   confirmEdit,
   createConfirmation,
@@ -363,9 +363,9 @@ export const command = defineCommand({
     // The list's paging, its order menu, and the chosen order's Edit and Cancel buttons.
     ...manageComponents,
     // The confirmation becomes the receipt; refusals (caps, expired) arrive privately.
-    [CONFIRM_ACTIONS.create]: { defer: "update", run: confirmCreate },
-    [CONFIRM_ACTIONS.edit]: { defer: "update", run: confirmEdit },
-    [CONFIRM_ACTIONS.dismiss]: { defer: false, run: dismiss },
+    [BUY_ORDER_ACTIONS.create]: { defer: "update", run: confirmCreate },
+    [BUY_ORDER_ACTIONS.edit]: { defer: "update", run: confirmEdit },
+    [BUY_ORDER_ACTIONS.dismiss]: { defer: false, run: dismiss },
   },
   modals: manageModals,
 });

@@ -2,7 +2,7 @@
 // lines with Previous/Next (owner only) and a menu opening one listing (anyone may open one).
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { SEARCH_ACTIONS } from "../src/discord/actions.ts";
 import {
   defineCommand,
   type AutocompleteContext,
@@ -162,8 +162,8 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
     page: ref.page,
     empty,
     footer: `sorted by ${SORT_NAMES[sort].toLowerCase()}`,
-    openId: idFor(ACTIONS.searchOpen, ""),
-    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.searchPage, subject)),
+    openId: idFor(SEARCH_ACTIONS.open, ""),
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(SEARCH_ACTIONS.page, subject)),
   });
 }
 
@@ -263,7 +263,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.searchPage]: {
+    [SEARCH_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const ref = searchPager(ctx.deps).resolve(ctx.id.subject, "search results");
@@ -271,7 +271,7 @@ export const command = defineCommand({
       },
     },
     // Anyone who sees the results may open a listing; the view is private to them.
-    [ACTIONS.searchOpen]: {
+    [SEARCH_ACTIONS.open]: {
       defer: "ephemeral",
       ownerOnly: false,
       run(ctx) {

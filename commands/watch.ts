@@ -21,26 +21,12 @@ import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
 import { shadowReport } from "../src/snipe/arming.ts";
 import type { MarketApi } from "../src/market/client.ts";
-import {
-  ARM_ACTIONS,
-  ARM_SUBCOMMANDS,
-  cancelArm,
-  confirmArm,
-  disarmFromDm,
-  runArm,
-  runDisarm,
-} from "./watch/arm.ts";
+import { ARM_SUBCOMMANDS, cancelArm, confirmArm, disarmFromDm, runArm, runDisarm } from "./watch/arm.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
-import {
-  adjustSimilar,
-  openSimilar,
-  saveSimilar,
-  SIMILAR_ACTIONS,
-  similarFormSubmit,
-} from "./watch/similar.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { adjustSimilar, openSimilar, saveSimilar, similarFormSubmit } from "./watch/similar.ts";
+import { WATCH_ACTIONS } from "../src/discord/actions.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
@@ -296,15 +282,15 @@ export const command = defineCommand({
   },
   components: {
     // The confirmation becomes the receipt; refusals (expired, changed rule) arrive privately.
-    [ARM_ACTIONS.arm]: { defer: "update", run: confirmArm },
-    [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
-    [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
-    [ACTIONS.watchSimilar]: openSimilar(),
-    [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
-    [SIMILAR_ACTIONS.adjust]: adjustSimilar(),
+    [WATCH_ACTIONS.arm]: { defer: "update", run: confirmArm },
+    [WATCH_ACTIONS.armCancel]: { defer: false, run: cancelArm },
+    [WATCH_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
+    [WATCH_ACTIONS.similar]: openSimilar(),
+    [WATCH_ACTIONS.similarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarAdjust]: adjustSimilar(),
   },
   modals: {
-    [SIMILAR_ACTIONS.form]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarForm]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
   },
 });
 
