@@ -35,7 +35,6 @@ import {
 import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from "./buyorder/guard.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { buyOrderAutocomplete } from "./buyorder/suggest.ts";
-import { itemNames } from "./search.ts";
 import { manageComponents, manageModals, ordersPage } from "./buyorder/manage.ts";
 
 const MAX_PAGE = 1000;
@@ -255,7 +254,7 @@ export const command = defineCommand({
         // A slip for a known name is refused with the closest names; a name nobody has listed or
         // sold yet (a new release, a rare item) is placed only once the user confirms it.
         const market = await marketForReads(ctx.deps, ctx.user.id);
-        const checked = await checkItemName({ market, logger: ctx.log }, itemNames(ctx.deps), "item", typed);
+        const checked = await checkItemName({ market, logger: ctx.log }, ctx.deps.itemNames, "item", typed);
         // Shows the total exposure against the caps; placed only on "Place order".
         return createConfirmation(
           ctx,

@@ -1,7 +1,6 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading } from "../src/alerts/actions.ts";
-import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
 import { ruleFromOptions } from "../src/alerts/ruleOptions.ts";
 import {
   addRule,
@@ -39,9 +38,6 @@ const NAME_OPTION = {
   autocomplete: true,
   max_length: 50,
 } as const;
-
-/** Recent market names for the item option; one per process, refreshed from the feed's endpoint. */
-const itemNames = createItemNameSuggester();
 
 const TEST_SHOWN = 10;
 
@@ -102,15 +98,10 @@ export const command = defineCommand({
     if (isTierAutocomplete(ctx)) return tierChoices(ctx);
     const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
-      const names = await itemNames.suggest(
-        {
-          prisma: ctx.deps.prisma,
-          market: operatorMarket(ctx.deps),
-          logger: ctx.log,
-          known: ctx.deps.itemCatalog,
-        },
+      const names = await ctx.deps.itemNames.suggest(
+        { market: operatorMarket(ctx.deps), logger: ctx.log },
         ctx.focused.value,
-        ctx.signal,
+        { signal: ctx.signal, withRuleNames: true },
       );
       return names.map((n) => ({ name: truncate(n, 100), value: n }));
     }
