@@ -1,9 +1,7 @@
 // /account: link (key asked in a private form, never a visible option), unlink, status, and the
 // rest as entries under `subcommands` (transactions, settings, export, delete).
 import {
-  ActionRowBuilder,
   ApplicationCommandOptionType,
-  ButtonBuilder,
   ButtonStyle,
   LabelBuilder,
   ModalBuilder,
@@ -20,7 +18,9 @@ import {
 } from "../src/accounts/index.ts";
 import { describeStopped } from "../src/automation/describe.ts";
 import type { StoppedAutomation } from "../src/db/repos/automation.ts";
+import { ACCOUNT_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal } from "../src/discord/command.ts";
+import { button, row } from "../src/discord/render/button.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { absoluteTime, relativeTime, sanitise } from "../src/discord/render/format.ts";
 import type { Reply } from "../src/discord/reply.ts";
@@ -39,7 +39,6 @@ import {
 } from "./account/transactions.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
-const ACTIONS = { linkForm: "acct.link", check: "acct.check" } as const;
 const LINK_FORM_TTL_MS = 15 * 60_000;
 const CHECK_BUTTON_TTL_MS = 15 * 60_000;
 
@@ -85,7 +84,7 @@ export const command = defineCommand({
       async run(ctx) {
         await ctx.showModal(
           new ModalBuilder()
-            .setCustomId(ctx.customId(ACTIONS.linkForm, "", { ttlMs: LINK_FORM_TTL_MS }))
+            .setCustomId(ctx.customId(ACCOUNT_ACTIONS.linkForm, "", { ttlMs: LINK_FORM_TTL_MS }))
             .setTitle("Link your marketplace account")
             .addLabelComponents(
               new LabelBuilder()
@@ -150,7 +149,7 @@ export const command = defineCommand({
         const status = await accountStatus(ctx.deps, { discordUserId: ctx.user.id });
         return statusReply(
           status,
-          status.linked ? ctx.customId(ACTIONS.check, "", { ttlMs: CHECK_BUTTON_TTL_MS }) : undefined,
+          status.linked ? ctx.customId(ACCOUNT_ACTIONS.check, "", { ttlMs: CHECK_BUTTON_TTL_MS }) : undefined,
         );
       },
     },
@@ -162,7 +161,7 @@ export const command = defineCommand({
   components: {
     ...transactionsComponents,
     ...privacyComponents,
-    [ACTIONS.check]: {
+    [ACCOUNT_ACTIONS.check]: {
       defer: "update",
       async run(ctx) {
         const check = await checkAccountKey(ctx.deps, { discordUserId: ctx.user.id });
@@ -179,7 +178,7 @@ export const command = defineCommand({
     },
   },
   modals: {
-    [ACTIONS.linkForm]: modal({
+    [ACCOUNT_ACTIONS.linkForm]: modal({
       defer: "ephemeral",
       fields: LinkForm,
       async run(ctx, { key }) {
@@ -238,16 +237,7 @@ function statusReply(status: AccountStatus, checkButtonId: string | undefined): 
     embeds: [
       embed({ tone: status.status === "active" ? "info" : "warning", title: "Marketplace account", fields }),
     ],
-    components: checkButtonId
-      ? [
-          new ActionRowBuilder<ButtonBuilder>().addComponents(
-            new ButtonBuilder()
-              .setCustomId(checkButtonId)
-              .setLabel("Check key now")
-              .setStyle(ButtonStyle.Secondary),
-          ),
-        ]
-      : [],
+    components: checkButtonId ? row([button("Check key now", ButtonStyle.Secondary, checkButtonId)]) : [],
   };
 }
 

@@ -9,18 +9,13 @@ import {
   stopEverything,
   type AutomationOverview,
 } from "../src/automation/overview.ts";
+import { AUTOMATION_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { automationEmbed } from "../src/discord/render/automationOverview.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
-import { button, row } from "../src/discord/render/trading.ts";
+import { button, row } from "../src/discord/render/button.ts";
 import type { MessageUpdate } from "../src/discord/reply.ts";
-
-export const AUTOMATION_ACTIONS = {
-  stop: "auto.stop",
-  stopConfirmed: "auto.stopyes",
-  refresh: "auto.refresh",
-} as const;
 
 /** Buttons work this long after the message was shown; /automation shows a fresh one. */
 const BUTTON_TTL_MS = 15 * 60_000;

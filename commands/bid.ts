@@ -1,11 +1,12 @@
 // /bid: place or raise an automatic bid (a ceiling) on an auction. The Bid and Raise bid buttons of
-// listing views, alerts and bid replies (ACTIONS.bidOpen) ask the ceiling in a private form.
+// listing views, alerts and bid replies (BID_ACTIONS.open) ask the ceiling in a private form.
 import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
 import { z } from "zod";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { BID_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
 import { openListingPriceForm } from "../src/discord/forms.ts";
-import { bidEmbed, button, row } from "../src/discord/render/trading.ts";
+import { button, row } from "../src/discord/render/button.ts";
+import { bidEmbed } from "../src/discord/render/trading.ts";
 import { auctionChoice } from "../src/discord/render/choices.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { userChoices } from "../src/discord/suggest.ts";
@@ -16,7 +17,6 @@ import { placeBid } from "../src/trading/bid.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { auctionChoices, fitsTyped } from "../src/trading/suggestions.ts";
 
-const LOCAL = { form: "bid.set" } as const;
 /** The Raise bid button under a reply stays usable while the auction is likely still on. */
 const RAISE_TTL_MS = 24 * 60 * 60_000;
 
@@ -32,7 +32,7 @@ async function bidReply(ctx: BaseContext, listingId: string, maxPriceCents: Cent
       button(
         "Raise bid",
         ButtonStyle.Primary,
-        ctx.customId(ACTIONS.bidOpen, listingId, { ttlMs: RAISE_TTL_MS }),
+        ctx.customId(BID_ACTIONS.open, listingId, { ttlMs: RAISE_TTL_MS }),
       ),
     ]),
   };
@@ -82,8 +82,8 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.bidOpen]: openListingPriceForm({
-      action: LOCAL.form,
+    [BID_ACTIONS.open]: openListingPriceForm({
+      action: BID_ACTIONS.form,
       field: "max_price",
       title: (listingId) => `Bid on listing ${listingId}`,
       label: "Your ceiling (USD)",
@@ -91,7 +91,7 @@ export const command = defineCommand({
     }),
   },
   modals: {
-    [LOCAL.form]: modal({
+    [BID_ACTIONS.form]: modal({
       defer: "ephemeral",
       fields: BidForm,
       run(ctx, { max_price }) {

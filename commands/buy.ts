@@ -1,7 +1,7 @@
 // /buy: a purchase in two steps. First the quote with **Confirm purchase** and **Cancel** (owner
 // only, 2 minutes); then one money-safe purchase at exactly the confirmed price. The Buy button of
-// listing views and alerts (ACTIONS.buyStart) starts the same flow.
-import { ACTIONS } from "../src/discord/actions.ts";
+// listing views and alerts (BUY_ACTIONS.start) starts the same flow.
+import { BUY_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
 import { notice } from "../src/discord/render/embeds.ts";
@@ -16,8 +16,6 @@ import { EVERYWHERE } from "../src/discord/install.ts";
 /** Long enough to read the quote, short enough that a confirmed price is a recent one. */
 export const CONFIRM_TTL_MS = 2 * 60_000;
 
-const LOCAL = { confirm: "buy.confirm", cancel: "buy.cancel" } as const;
-
 /** The confirm button carries what the user saw: "<listing id>.<price in cents>". */
 const CONFIRM_SUBJECT = /^(\d{1,20})\.(\d{1,12})$/;
 
@@ -29,8 +27,8 @@ async function quoteReply(ctx: BaseContext, listingId: string): Promise<Reply> {
   return {
     ephemeral: true,
     ...buyQuoteMessage(quote, {
-      confirmId: ctx.customId(LOCAL.confirm, `${quote.listingId}.${quote.priceCents}`, ttl),
-      cancelId: ctx.customId(LOCAL.cancel, quote.listingId, ttl),
+      confirmId: ctx.customId(BUY_ACTIONS.confirm, `${quote.listingId}.${quote.priceCents}`, ttl),
+      cancelId: ctx.customId(BUY_ACTIONS.cancel, quote.listingId, ttl),
       expiresAt: new Date(ctx.deps.now().getTime() + CONFIRM_TTL_MS),
     }),
   };
@@ -50,13 +48,13 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.buyStart]: {
+    [BUY_ACTIONS.start]: {
       defer: "ephemeral",
       run(ctx) {
         return quoteReply(ctx, parseId("listing", ctx.id.subject));
       },
     },
-    [LOCAL.confirm]: {
+    [BUY_ACTIONS.confirm]: {
       // The quote message becomes the receipt; refusals arrive as a private follow-up.
       defer: "update",
       async run(ctx) {
@@ -76,7 +74,7 @@ export const command = defineCommand({
         await ctx.update({ embeds: [buyDoneEmbed(result)], components: [] });
       },
     },
-    [LOCAL.cancel]: {
+    [BUY_ACTIONS.cancel]: {
       defer: false,
       async run(ctx) {
         await ctx.update({ embeds: [notice("info", "Cancelled; nothing was bought.")], components: [] });

@@ -3,6 +3,7 @@
 // editBuyOrder merges), and `clear` removes exactly the constraints listed.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
+import { BUY_ORDER_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
 import { notice } from "../src/discord/render/embeds.ts";
@@ -25,7 +26,6 @@ import { cancelBuyOrder, matchesForListing, similarOrders } from "../src/trading
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
 import { checkItemName } from "../src/trading/itemCheck.ts";
 import {
-  CONFIRM_ACTIONS,
   confirmCreate,
   confirmEdit,
   createConfirmation,
@@ -35,7 +35,6 @@ import {
 import { BUYORDER_GUARD_SUBCOMMAND, GUARD_COMPONENTS, runBuyOrderGuard } from "./buyorder/guard.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { buyOrderAutocomplete } from "./buyorder/suggest.ts";
-import { itemNames } from "./search.ts";
 import { manageComponents, manageModals, ordersPage } from "./buyorder/manage.ts";
 
 const MAX_PAGE = 1000;
@@ -255,7 +254,7 @@ export const command = defineCommand({
         // A slip for a known name is refused with the closest names; a name nobody has listed or
         // sold yet (a new release, a rare item) is placed only once the user confirms it.
         const market = await marketForReads(ctx.deps, ctx.user.id);
-        const checked = await checkItemName({ market, logger: ctx.log }, itemNames(ctx.deps), "item", typed);
+        const checked = await checkItemName({ market, logger: ctx.log }, ctx.deps.itemNames, "item", typed);
         // Shows the total exposure against the caps; placed only on "Place order".
         return createConfirmation(
           ctx,
@@ -363,9 +362,9 @@ export const command = defineCommand({
     // The list's paging, its order menu, and the chosen order's Edit and Cancel buttons.
     ...manageComponents,
     // The confirmation becomes the receipt; refusals (caps, expired) arrive privately.
-    [CONFIRM_ACTIONS.create]: { defer: "update", run: confirmCreate },
-    [CONFIRM_ACTIONS.edit]: { defer: "update", run: confirmEdit },
-    [CONFIRM_ACTIONS.dismiss]: { defer: false, run: dismiss },
+    [BUY_ORDER_ACTIONS.create]: { defer: "update", run: confirmCreate },
+    [BUY_ORDER_ACTIONS.edit]: { defer: "update", run: confirmEdit },
+    [BUY_ORDER_ACTIONS.dismiss]: { defer: false, run: dismiss },
   },
   modals: manageModals,
 });

@@ -11,7 +11,7 @@ import { UserFacingError } from "../src/errors.ts";
 import { parseIntOption, parseText } from "../src/input/parse.ts";
 import type { HistoryPoint } from "../src/market/schemas.ts";
 import { priceHistory, type PriceHistory } from "../src/trading/history.ts";
-import { itemNames, suggestItemNames } from "./search.ts";
+import { suggestItemNames } from "./search.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 const CHART_FILE = "price-history.png";
@@ -76,7 +76,7 @@ export const command = defineCommand({
           { item },
         );
       }
-      itemNames(ctx.deps).remember([history.itemName]);
+      ctx.deps.itemNames.remember([history.itemName]);
       const { renderPriceHistoryPng, summarizeHistory } = await loadCharts();
       const png = await renderPriceHistoryPng({
         name: history.itemName,

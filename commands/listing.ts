@@ -2,7 +2,7 @@
 // The view's Buy/Bid/Make offer buttons belong to the buying commands (see src/discord/actions.ts).
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { LISTING_ACTIONS, SEARCH_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
 import { bidsEmbed, listingButtons, listingEmbed } from "../src/discord/render/listing.ts";
 import { listingPageMessage } from "../src/discord/render/search.ts";
@@ -57,7 +57,7 @@ async function similarReply(ctx: BaseContext, listingId: string): Promise<Reply>
     page: 0,
     empty: "No similar listings are on the market right now.",
     footer: `Like listing ${listingId}`,
-    openId: ctx.customId(ACTIONS.searchOpen, "", { ttlMs: LISTING_BUTTON_TTL_MS }),
+    openId: ctx.customId(SEARCH_ACTIONS.open, "", { ttlMs: LISTING_BUTTON_TTL_MS }),
   });
   return { ephemeral: true, ...message };
 }
@@ -111,7 +111,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.similar]: fromButton(similarReply),
-    [ACTIONS.bids]: fromButton(bidsReply),
+    [LISTING_ACTIONS.similar]: fromButton(similarReply),
+    [LISTING_ACTIONS.bids]: fromButton(bidsReply),
   },
 });

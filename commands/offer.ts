@@ -1,8 +1,8 @@
 // /offer: negotiate below the asking price (make, counter) and read one's offers. The Make offer
-// button of a listing view (ACTIONS.offerOpen) asks the price in a private form.
+// button of a listing view (OFFER_ACTIONS.open) asks the price in a private form.
 import { ApplicationCommandOptionType } from "discord.js";
 import { z } from "zod";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { OFFER_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, modal, type BaseContext } from "../src/discord/command.ts";
 import { openListingPriceForm } from "../src/discord/forms.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
@@ -15,7 +15,6 @@ import type { Cents } from "../src/money.ts";
 import { counterOffer, listOffers, makeOffer } from "../src/trading/offers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
-const LOCAL = { form: "offer.set", page: "offer.page" } as const;
 const PAGE_TTL_MS = 30 * 60_000;
 const MAX_PAGE = 1000;
 
@@ -31,7 +30,7 @@ async function makeOfferReply(ctx: BaseContext, listingId: string, priceCents: C
 async function offersPage(ctx: BaseContext, page: number): Promise<Reply> {
   const trader = await linkedTrader(ctx);
   const result = await listOffers(trader.deps, { page });
-  const id = (p: number) => ctx.customId(LOCAL.page, String(p), { ttlMs: PAGE_TTL_MS });
+  const id = (p: number) => ctx.customId(OFFER_ACTIONS.page, String(p), { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
     ...offersPageMessage(result, numberedPaging(page, result.hasMore, id)),
@@ -125,14 +124,14 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.offerOpen]: openListingPriceForm({
-      action: LOCAL.form,
+    [OFFER_ACTIONS.open]: openListingPriceForm({
+      action: OFFER_ACTIONS.form,
       field: "price",
       title: (listingId) => `Offer on listing ${listingId}`,
       label: "Your offer (USD)",
       description: "Below the asking price; the seller may accept or counter.",
     }),
-    [LOCAL.page]: {
+    [OFFER_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const { embeds, components } = await offersPage(ctx, pageFromSubject(ctx.id.subject));
@@ -141,7 +140,7 @@ export const command = defineCommand({
     },
   },
   modals: {
-    [LOCAL.form]: modal({
+    [OFFER_ACTIONS.form]: modal({
       defer: "ephemeral",
       fields: OfferForm,
       run(ctx, { price }) {

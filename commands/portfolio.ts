@@ -3,6 +3,7 @@
 import { ApplicationCommandOptionType, AttachmentBuilder } from "discord.js";
 import { requireAccount } from "../src/accounts/requireAccount.ts";
 import type * as PnlChart from "../src/charts/pnl.ts";
+import { PORTFOLIO_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
@@ -20,7 +21,6 @@ import { portfolioFrom, readSnapshot, type Portfolio } from "../src/portfolio/re
 import { createSnapshotCache } from "../src/portfolio/snapshotCache.ts";
 import { PERIOD_LABEL, PERIODS, type Period } from "../src/portfolio/summary.ts";
 
-const PAGE_ACTION = "pf.page";
 const PAGE_TTL_MS = 30 * 60_000;
 const MAX_PAGE = 100;
 
@@ -103,7 +103,7 @@ async function summaryReply(
   const p = await portfolioOf(ctx, period, item, reuse);
   const hasMore = (page + 1) * PORTFOLIO_PAGE_SIZE < p.summary.items.length;
   // With an item the view is one row: page buttons would have to carry the name (too long for an id).
-  const id = (n: number) => ctx.customId(PAGE_ACTION, `${period}.${n}`, { ttlMs: PAGE_TTL_MS });
+  const id = (n: number) => ctx.customId(PORTFOLIO_ACTIONS.page, `${period}.${n}`, { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
     ...portfolioMessage(p, { page, paging: numberedPaging(page, item === undefined && hasMore, id) }),
@@ -226,7 +226,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [PAGE_ACTION]: {
+    [PORTFOLIO_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const m = /^([a-z0-9]+)\.(\d{1,3})$/.exec(ctx.id.subject);

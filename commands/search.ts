@@ -2,7 +2,7 @@
 // lines with Previous/Next (owner only) and a menu opening one listing (anyone may open one).
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { SEARCH_ACTIONS } from "../src/discord/actions.ts";
 import {
   defineCommand,
   type AutocompleteContext,
@@ -28,24 +28,18 @@ import {
   parseText,
 } from "../src/input/parse.ts";
 import { SortBy, type CategoryName, type ListingType } from "../src/market/schemas.ts";
-import { createItemNameIndex } from "../src/trading/itemNames.ts";
 import { searchListings, type SearchFilters } from "../src/trading/search.ts";
 import { listingViewReply } from "./listing.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 const searchPager = perApp((deps: BotDeps) => createPager<SearchFilters>(() => deps.now().getTime()));
 
-/** Names for `item` autocomplete, shared with /history. */
-export const itemNames = perApp((deps: BotDeps) =>
-  createItemNameIndex({ now: () => deps.now().getTime(), known: deps.itemCatalog }),
-);
-
 /** Suggestions for an `item` option: recent names from the market, filtered by what was typed. */
 export async function suggestItemNames(ctx: AutocompleteContext): Promise<readonly Choice[]> {
   if (ctx.focused.name !== "item") return [];
   // Autocomplete fires per keystroke: no database lookup, the operator key (or none) is enough.
   const market = ctx.deps.market.forKey(ctx.deps.config.MARKET_API_KEY);
-  const names = await itemNames(ctx.deps).suggest({ market, logger: ctx.log }, ctx.focused.value);
+  const names = await ctx.deps.itemNames.suggest({ market, logger: ctx.log }, ctx.focused.value);
   return names.map((name) => ({ name, value: name }));
 }
 
@@ -139,7 +133,7 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
     { market, logger: ctx.log, now: ctx.deps.now },
     { ...ref.query, ...(ref.cursor ? { cursor: ref.cursor } : {}), limit: PAGE_SIZE },
   );
-  itemNames(ctx.deps).remember(page.listings.map((l) => l.itemName));
+  ctx.deps.itemNames.remember(page.listings.map((l) => l.itemName));
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
   const sort = ref.query.sortBy ?? "best_deal";
   const seller = page.sellerFilter;
@@ -162,8 +156,8 @@ async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promis
     page: ref.page,
     empty,
     footer: `sorted by ${SORT_NAMES[sort].toLowerCase()}`,
-    openId: idFor(ACTIONS.searchOpen, ""),
-    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.searchPage, subject)),
+    openId: idFor(SEARCH_ACTIONS.open, ""),
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(SEARCH_ACTIONS.page, subject)),
   });
 }
 
@@ -263,7 +257,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.searchPage]: {
+    [SEARCH_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const ref = searchPager(ctx.deps).resolve(ctx.id.subject, "search results");
@@ -271,7 +265,7 @@ export const command = defineCommand({
       },
     },
     // Anyone who sees the results may open a listing; the view is private to them.
-    [ACTIONS.searchOpen]: {
+    [SEARCH_ACTIONS.open]: {
       defer: "ephemeral",
       ownerOnly: false,
       run(ctx) {

@@ -1,7 +1,7 @@
 // /sell: list an inventory item (buy now or auction), reprice a listing, remove listings (several
 // at once through the bulk endpoint, with an outcome per listing), and page through one's own.
 import { ApplicationCommandOptionType } from "discord.js";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { SEARCH_ACTIONS, SELL_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
@@ -30,7 +30,6 @@ import { EVERYWHERE } from "../src/discord/install.ts";
 import { runSellGuard, SELL_GUARD_SUBCOMMAND } from "./sell/guard.ts";
 import { assetChoices, fitsTyped } from "../src/trading/suggestions.ts";
 
-const LOCAL = { page: "sell.page" } as const;
 const MAX_DELIST = 50;
 
 interface MineQuery {
@@ -59,8 +58,8 @@ async function minePage(ctx: BaseContext, ref: PageRef<MineQuery>): Promise<Omit
     page: ref.page,
     empty: ref.page === 0 ? "You have nothing listed. List an item with `/sell list`." : "No more listings.",
     footer: "Remove with /sell delist · reprice with /sell reprice",
-    openId: idFor(ACTIONS.searchOpen, ""),
-    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(LOCAL.page, subject)),
+    openId: idFor(SEARCH_ACTIONS.open, ""),
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(SELL_ACTIONS.page, subject)),
   });
 }
 
@@ -255,7 +254,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [LOCAL.page]: {
+    [SELL_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const ref = minePager(ctx.deps).resolve(ctx.id.subject, "listings");

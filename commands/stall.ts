@@ -1,7 +1,7 @@
 // /stall: a seller's public stall with its totals, paged; a private stall is said to be private.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReads } from "../src/accounts/readMarket.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { SEARCH_ACTIONS, STALL_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { createPager, cursorPaging, PAGER_TTL_MS, type PageRef } from "../src/discord/pager.ts";
@@ -66,8 +66,8 @@ async function stallPage(ctx: BaseContext, ref: PageRef<StallQuery>): Promise<Me
     page: ref.page,
     empty: ref.page === 0 ? "This seller has nothing listed right now." : "No more listings.",
     footer: `seller ${ref.query.platformId}`,
-    openId: idFor(ACTIONS.searchOpen, ""),
-    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.stallPage, subject)),
+    openId: idFor(SEARCH_ACTIONS.open, ""),
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(STALL_ACTIONS.page, subject)),
   });
 }
 
@@ -103,7 +103,7 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.stallPage]: {
+    [STALL_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const ref = stallPager(ctx.deps).resolve(ctx.id.subject, "stall pages");

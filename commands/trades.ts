@@ -1,9 +1,9 @@
 // /trades: the trades that follow a sale. List (with Accept, Accept all and an "open" menu), view,
 // accept (seller of a queued trade), cancel (after a confirmation). The Accept and Cancel trade
-// buttons of trade alerts (ACTIONS.tradeAccept/tradeCancel) run the same flows. Trade tokens and
+// buttons of trade alerts (TRADE_ACTIONS.accept/cancel) run the same flows. Trade tokens and
 // URLs never reach this module: the verbs return TradeViews.
 import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { TRADE_ACTIONS } from "../src/discord/actions.ts";
 import {
   defineCommand,
   type AutocompleteContext,
@@ -22,7 +22,7 @@ import {
   tradeStateText,
   type TradeRole,
 } from "../src/discord/render/trades.ts";
-import { button, row } from "../src/discord/render/trading.ts";
+import { button, row } from "../src/discord/render/button.ts";
 import { tradeChoice } from "../src/discord/render/choices.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { userChoices } from "../src/discord/suggest.ts";
@@ -42,13 +42,6 @@ import {
 import type { TradeView } from "../src/trading/views.ts";
 import { AUTO_ACCEPT_SUBCOMMAND, runAutoAccept } from "./trades/autoAccept.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
-
-const LOCAL = {
-  cancelYes: "trade.cancelyes",
-  keep: "trade.keep",
-  page: "trade.page",
-  open: "trade.open",
-} as const;
 
 /** Cancelling is final: the confirmation is short-lived. */
 const CONFIRM_TTL_MS = 2 * 60_000;
@@ -113,8 +106,8 @@ function filterText(f: ListFilter): string {
 
 function tradeIds(ctx: BaseContext) {
   return {
-    acceptId: (id: string) => ctx.customId(ACTIONS.tradeAccept, id, { ttlMs: BUTTON_TTL_MS }),
-    cancelId: (id: string) => ctx.customId(ACTIONS.tradeCancel, id, { ttlMs: BUTTON_TTL_MS }),
+    acceptId: (id: string) => ctx.customId(TRADE_ACTIONS.accept, id, { ttlMs: BUTTON_TTL_MS }),
+    cancelId: (id: string) => ctx.customId(TRADE_ACTIONS.cancel, id, { ttlMs: BUTTON_TTL_MS }),
   };
 }
 
@@ -125,7 +118,8 @@ async function listReply(ctx: BaseContext, page: number, filter: ListFilter): Pr
     role: filter.role,
     states: filter.state ? [filter.state] : undefined,
   });
-  const pageId = (p: number) => ctx.customId(LOCAL.page, pageSubject(p, filter), { ttlMs: BUTTON_TTL_MS });
+  const pageId = (p: number) =>
+    ctx.customId(TRADE_ACTIONS.page, pageSubject(p, filter), { ttlMs: BUTTON_TTL_MS });
   return {
     ephemeral: true,
     ...tradesPageMessage(
@@ -138,8 +132,8 @@ async function listReply(ctx: BaseContext, page: number, filter: ListFilter): Pr
       filterText(filter),
       {
         ...tradeIds(ctx),
-        acceptAllId: ctx.customId(ACTIONS.tradeAcceptAll, "", { ttlMs: BUTTON_TTL_MS }),
-        openId: ctx.customId(LOCAL.open, "", { ttlMs: BUTTON_TTL_MS }),
+        acceptAllId: ctx.customId(TRADE_ACTIONS.acceptAll, "", { ttlMs: BUTTON_TTL_MS }),
+        openId: ctx.customId(TRADE_ACTIONS.open, "", { ttlMs: BUTTON_TTL_MS }),
         paging: numberedPaging(page, result.hasMore, pageId),
       },
     ),
@@ -201,8 +195,8 @@ async function cancelPrompt(ctx: BaseContext, rawId: string): Promise<Reply> {
       tradeEmbed(trade, role),
     ],
     components: row([
-      button("Cancel trade", ButtonStyle.Danger, ctx.customId(LOCAL.cancelYes, tradeId, ttl)),
-      button("Keep trade", ButtonStyle.Secondary, ctx.customId(LOCAL.keep, tradeId, ttl)),
+      button("Cancel trade", ButtonStyle.Danger, ctx.customId(TRADE_ACTIONS.cancelYes, tradeId, ttl)),
+      button("Keep trade", ButtonStyle.Secondary, ctx.customId(TRADE_ACTIONS.keep, tradeId, ttl)),
     ]),
   };
 }
@@ -323,19 +317,19 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.tradeAccept]: {
+    [TRADE_ACTIONS.accept]: {
       defer: "ephemeral",
       run(ctx) {
         return acceptReply(ctx, ctx.id.subject);
       },
     },
-    [ACTIONS.tradeCancel]: {
+    [TRADE_ACTIONS.cancel]: {
       defer: "ephemeral",
       run(ctx) {
         return cancelPrompt(ctx, ctx.id.subject);
       },
     },
-    [ACTIONS.tradeAcceptAll]: {
+    [TRADE_ACTIONS.acceptAll]: {
       defer: "ephemeral",
       async run(ctx) {
         const trader = await linkedTrader(ctx);
@@ -351,7 +345,7 @@ export const command = defineCommand({
         return { ephemeral: true, embeds: [tradeOutcomesEmbed(outcomes, "accepted", note)] };
       },
     },
-    [LOCAL.cancelYes]: {
+    [TRADE_ACTIONS.cancelYes]: {
       defer: "update",
       async run(ctx) {
         const tradeId = parseId("trade", ctx.id.subject, "trade");
@@ -363,13 +357,13 @@ export const command = defineCommand({
         });
       },
     },
-    [LOCAL.keep]: {
+    [TRADE_ACTIONS.keep]: {
       defer: false,
       async run(ctx) {
         await ctx.update({ embeds: [notice("info", "Kept: the trade was not cancelled.")], components: [] });
       },
     },
-    [LOCAL.page]: {
+    [TRADE_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const { page, filter } = fromPageSubject(ctx.id.subject);
@@ -377,7 +371,7 @@ export const command = defineCommand({
         await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
       },
     },
-    [LOCAL.open]: {
+    [TRADE_ACTIONS.open]: {
       defer: "ephemeral",
       run(ctx) {
         return showTrade(ctx, ctx.values[0] ?? "");

@@ -1,7 +1,6 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
 import { marketForReading } from "../src/alerts/delivery/actions.ts";
-import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
 import { ruleFromOptions } from "../src/alerts/rules/ruleOptions.ts";
 import {
   addRule,
@@ -21,26 +20,12 @@ import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
 import { shadowReport } from "../src/snipe/arming.ts";
 import type { MarketApi } from "../src/market/client.ts";
-import {
-  ARM_ACTIONS,
-  ARM_SUBCOMMANDS,
-  cancelArm,
-  confirmArm,
-  disarmFromDm,
-  runArm,
-  runDisarm,
-} from "./watch/arm.ts";
+import { ARM_SUBCOMMANDS, cancelArm, confirmArm, disarmFromDm, runArm, runDisarm } from "./watch/arm.ts";
 import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
-import {
-  adjustSimilar,
-  openSimilar,
-  saveSimilar,
-  SIMILAR_ACTIONS,
-  similarFormSubmit,
-} from "./watch/similar.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { adjustSimilar, openSimilar, saveSimilar, similarFormSubmit } from "./watch/similar.ts";
+import { WATCH_ACTIONS } from "../src/discord/actions.ts";
 import { checkChannelDestination } from "./watch/destination.ts";
 import { isTierAutocomplete, TIER_GROUP, TIER_SUBCOMMANDS, tierChoices } from "./watch/tiers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
@@ -53,9 +38,6 @@ const NAME_OPTION = {
   autocomplete: true,
   max_length: 50,
 } as const;
-
-/** Recent market names for the item option; one per process, refreshed from the feed's endpoint. */
-const itemNames = createItemNameSuggester();
 
 const TEST_SHOWN = 10;
 
@@ -116,15 +98,10 @@ export const command = defineCommand({
     if (isTierAutocomplete(ctx)) return tierChoices(ctx);
     const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
-      const names = await itemNames.suggest(
-        {
-          prisma: ctx.deps.prisma,
-          market: operatorMarket(ctx.deps),
-          logger: ctx.log,
-          known: ctx.deps.itemCatalog,
-        },
+      const names = await ctx.deps.itemNames.suggest(
+        { market: operatorMarket(ctx.deps), logger: ctx.log },
         ctx.focused.value,
-        ctx.signal,
+        { signal: ctx.signal, withRuleNames: true },
       );
       return names.map((n) => ({ name: truncate(n, 100), value: n }));
     }
@@ -296,15 +273,15 @@ export const command = defineCommand({
   },
   components: {
     // The confirmation becomes the receipt; refusals (expired, changed rule) arrive privately.
-    [ARM_ACTIONS.arm]: { defer: "update", run: confirmArm },
-    [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
-    [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
-    [ACTIONS.watchSimilar]: openSimilar(),
-    [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
-    [SIMILAR_ACTIONS.adjust]: adjustSimilar(),
+    [WATCH_ACTIONS.arm]: { defer: "update", run: confirmArm },
+    [WATCH_ACTIONS.armCancel]: { defer: false, run: cancelArm },
+    [WATCH_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
+    [WATCH_ACTIONS.similar]: openSimilar(),
+    [WATCH_ACTIONS.similarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarAdjust]: adjustSimilar(),
   },
   modals: {
-    [SIMILAR_ACTIONS.form]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarForm]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
   },
 });
 

@@ -2,7 +2,7 @@
 // view's Watch/Unwatch buttons land here too.
 import { ApplicationCommandOptionType } from "discord.js";
 import { requireAccount } from "../src/accounts/requireAccount.ts";
-import { ACTIONS } from "../src/discord/actions.ts";
+import { SEARCH_ACTIONS, WATCHLIST_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
@@ -41,8 +41,8 @@ async function watchlistPage(ctx: BaseContext, ref: PageRef<WatchlistQuery>): Pr
         ? "Your marketplace watchlist is empty. Add a listing with `/watchlist add` or the Watch button on a listing."
         : "No more listings.",
     footer: "your marketplace watchlist",
-    openId: idFor(ACTIONS.searchOpen, ""),
-    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(ACTIONS.watchPage, subject)),
+    openId: idFor(SEARCH_ACTIONS.open, ""),
+    paging: cursorPaging(pager, ref, page.cursor, (subject) => idFor(WATCHLIST_ACTIONS.page, subject)),
   });
 }
 
@@ -114,14 +114,14 @@ export const command = defineCommand({
     },
   },
   components: {
-    [ACTIONS.watchPage]: {
+    [WATCHLIST_ACTIONS.page]: {
       defer: "update",
       async run(ctx) {
         const ref = watchPager(ctx.deps).resolve(ctx.id.subject, "watchlist pages");
         await ctx.update(await watchlistPage(ctx, ref));
       },
     },
-    [ACTIONS.watchAdd]: fromButton(add),
-    [ACTIONS.watchRemove]: fromButton(remove),
+    [WATCHLIST_ACTIONS.add]: fromButton(add),
+    [WATCHLIST_ACTIONS.remove]: fromButton(remove),
   },
 });

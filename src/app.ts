@@ -2,6 +2,7 @@
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
 import { createFateRecorder, type FateRecorder } from "./alerts/feed/fateRecorder.ts";
+import { ruleItemNames } from "./alerts/rules/ruleStore.ts";
 import { createSharedReads } from "./accounts/sharedReads.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
@@ -25,6 +26,7 @@ import { createRouter, type Router, type RouterMetrics } from "./discord/router.
 import { isGatewayUp, startOpsServer, type HttpServer } from "./http/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
+import { createItemNameIndex } from "./market/itemNames.ts";
 import { createScheduler, type Scheduler } from "./market/scheduler.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import type { Sandbox } from "./sandbox/index.ts";
@@ -165,7 +167,11 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
       now,
-      itemCatalog: overrides.itemCatalog ?? sandbox?.catalog ?? [],
+      itemNames: createItemNameIndex({
+        now: () => now().getTime(),
+        known: overrides.itemCatalog ?? sandbox?.catalog ?? [],
+        ruleNames: (text, take) => ruleItemNames(database.prisma, text, take),
+      }),
       commands: registry.definitions,
     };
 

@@ -1,19 +1,18 @@
 // /account export and /account delete: take everything stored about you, or erase it after a confirmation.
 // Plugged into commands/account.ts (definitions, handlers and the confirmation's buttons).
 import {
-  ActionRowBuilder,
   ApplicationCommandOptionType,
   AttachmentBuilder,
-  ButtonBuilder,
   ButtonStyle,
   type APIApplicationCommandSubcommandOption,
 } from "discord.js";
+import { ACCOUNT_ACTIONS } from "../../src/discord/actions.ts";
 import type { CommandHandler, ComponentHandler } from "../../src/discord/command.ts";
+import { button, row } from "../../src/discord/render/button.ts";
 import { deleteConfirmEmbed, deletedEmbed, exportEmbed } from "../../src/discord/render/privacy.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { deleteUserData, exportUserData, previewDelete } from "../../src/privacy/index.ts";
 
-const ACTIONS = { confirm: "acct.del.yes", cancel: "acct.del.no" } as const;
 const CONFIRM_TTL_MS = 5 * 60_000;
 
 const subcommand = <const O extends APIApplicationCommandSubcommandOption>(o: O): O => o;
@@ -64,31 +63,31 @@ export const deleteHandler: CommandHandler = {
     return {
       ephemeral: true,
       embeds: [deleteConfirmEmbed(preview)],
-      components: [
-        new ActionRowBuilder<ButtonBuilder>().addComponents(
-          new ButtonBuilder()
-            .setCustomId(ctx.customId(ACTIONS.confirm, "", { ttlMs: CONFIRM_TTL_MS }))
-            .setLabel("Delete everything")
-            .setStyle(ButtonStyle.Danger),
-          new ButtonBuilder()
-            .setCustomId(ctx.customId(ACTIONS.cancel, "", { ttlMs: CONFIRM_TTL_MS }))
-            .setLabel("Cancel")
-            .setStyle(ButtonStyle.Secondary),
+      components: row([
+        button(
+          "Delete everything",
+          ButtonStyle.Danger,
+          ctx.customId(ACCOUNT_ACTIONS.deleteConfirm, "", { ttlMs: CONFIRM_TTL_MS }),
         ),
-      ],
+        button(
+          "Cancel",
+          ButtonStyle.Secondary,
+          ctx.customId(ACCOUNT_ACTIONS.deleteCancel, "", { ttlMs: CONFIRM_TTL_MS }),
+        ),
+      ]),
     };
   },
 };
 
 export const privacyComponents: Readonly<Record<string, ComponentHandler>> = {
-  [ACTIONS.confirm]: {
+  [ACCOUNT_ACTIONS.deleteConfirm]: {
     defer: "update",
     async run(ctx) {
       const result = await deleteUserData(ctx.deps, { discordUserId: ctx.user.id });
       await ctx.update({ embeds: [deletedEmbed(result)], components: [] });
     },
   },
-  [ACTIONS.cancel]: {
+  [ACCOUNT_ACTIONS.deleteCancel]: {
     defer: "update",
     async run(ctx) {
       await ctx.update({

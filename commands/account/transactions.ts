@@ -3,6 +3,7 @@
 import { ApplicationCommandOptionType, type APIApplicationCommandSubcommandOption } from "discord.js";
 import { requireAccount } from "../../src/accounts/requireAccount.ts";
 import { listTransactions } from "../../src/accounts/transactions.ts";
+import { ACCOUNT_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, CommandHandler, ComponentHandler } from "../../src/discord/command.ts";
 import { numberedPaging } from "../../src/discord/pager.ts";
 import { transactionsPageMessage, transactionTypeLabel } from "../../src/discord/render/account.ts";
@@ -11,7 +12,6 @@ import { invalidOption, UserFacingError } from "../../src/errors.ts";
 import { parseIntOption } from "../../src/input/parse.ts";
 import { TransactionType } from "../../src/market/schemas.ts";
 
-const PAGE_ACTION = "acct.txpage";
 const PAGE_TTL_MS = 30 * 60_000;
 const MAX_PAGE = 1000;
 
@@ -53,7 +53,8 @@ async function transactionsPage(
 ): Promise<Reply> {
   const { market } = await requireAccount(ctx.deps, ctx.user.id);
   const result = await listTransactions({ market, logger: ctx.log }, { page, type });
-  const id = (p: number) => ctx.customId(PAGE_ACTION, `${p}.${type ?? "any"}`, { ttlMs: PAGE_TTL_MS });
+  const id = (p: number) =>
+    ctx.customId(ACCOUNT_ACTIONS.transactionsPage, `${p}.${type ?? "any"}`, { ttlMs: PAGE_TTL_MS });
   return {
     ephemeral: true,
     ...transactionsPageMessage(result, type, numberedPaging(page, result.hasMore, id)),
@@ -70,7 +71,7 @@ export const transactionsHandler: CommandHandler<(typeof transactionsSubcommand)
 };
 
 export const transactionsComponents: Readonly<Record<string, ComponentHandler>> = {
-  [PAGE_ACTION]: {
+  [ACCOUNT_ACTIONS.transactionsPage]: {
     defer: "update",
     async run(ctx) {
       const m = /^(\d{1,4})\.([a-z_]+)$/.exec(ctx.id.subject);

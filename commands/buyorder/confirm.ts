@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
+import { BUY_ORDER_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import {
   unseenItemNotice,
@@ -18,8 +19,6 @@ import { UserFacingError } from "../../src/errors.ts";
 import { editBuyOrder, previewBuyOrderEdit, type EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
 import { createBuyOrder, quoteBuyOrder, type NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints } from "../../src/trading/constraints.ts";
-
-export const CONFIRM_ACTIONS = { create: "bo.create", edit: "bo.edit", dismiss: "bo.dismiss" } as const;
 
 /** Long enough to read the exposure and the caps; short enough that they are still true. */
 const CONFIRM_TTL_MS = 5 * 60_000;
@@ -43,7 +42,7 @@ function buttons(ctx: BaseContext, action: string, draftId: string, expiresAt: D
   const ttl = { ttlMs: CONFIRM_TTL_MS };
   return {
     confirmId: ctx.customId(action, draftId, ttl),
-    cancelId: ctx.customId(CONFIRM_ACTIONS.dismiss, draftId, ttl),
+    cancelId: ctx.customId(BUY_ORDER_ACTIONS.dismiss, draftId, ttl),
     expiresAt,
   };
 }
@@ -61,7 +60,7 @@ export async function createConfirmation(
   const quote = await quoteBuyOrder(trader.deps, { ...input, userId: trader.userId });
   const draft = await createDraft(ctx.deps.prisma, {
     userId: trader.userId,
-    kind: CONFIRM_ACTIONS.create,
+    kind: BUY_ORDER_ACTIONS.create,
     payload: {
       itemName: quote.itemName,
       maxPriceCents: quote.maxPriceCents,
@@ -73,7 +72,7 @@ export async function createConfirmation(
   });
   const message = buyOrderConfirmMessage(
     quote,
-    buttons(ctx, CONFIRM_ACTIONS.create, draft.id, draft.expiresAt),
+    buttons(ctx, BUY_ORDER_ACTIONS.create, draft.id, draft.expiresAt),
   );
   return {
     ephemeral: true,
@@ -102,7 +101,7 @@ export async function editOrConfirm(ctx: BaseContext, input: EditBuyOrderInput):
   }
   const draft = await createDraft(ctx.deps.prisma, {
     userId: trader.userId,
-    kind: CONFIRM_ACTIONS.edit,
+    kind: BUY_ORDER_ACTIONS.edit,
     payload: {
       orderId: input.orderId,
       ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
@@ -115,7 +114,7 @@ export async function editOrConfirm(ctx: BaseContext, input: EditBuyOrderInput):
   });
   return {
     ephemeral: true,
-    ...buyOrderRaiseMessage(preview, buttons(ctx, CONFIRM_ACTIONS.edit, draft.id, draft.expiresAt)),
+    ...buyOrderRaiseMessage(preview, buttons(ctx, BUY_ORDER_ACTIONS.edit, draft.id, draft.expiresAt)),
   };
 }
 
@@ -134,7 +133,7 @@ export async function confirmCreate(ctx: ComponentContext): Promise<void> {
   const taken = await takeDraft(ctx.deps.prisma, {
     id: ctx.id.subject,
     userId: trader.userId,
-    kind: CONFIRM_ACTIONS.create,
+    kind: BUY_ORDER_ACTIONS.create,
     schema: CreateDraft,
     now: ctx.deps.now(),
   });
@@ -153,7 +152,7 @@ export async function confirmEdit(ctx: ComponentContext): Promise<void> {
   const taken = await takeDraft(ctx.deps.prisma, {
     id: ctx.id.subject,
     userId: trader.userId,
-    kind: CONFIRM_ACTIONS.edit,
+    kind: BUY_ORDER_ACTIONS.edit,
     schema: EditDraft,
     now: ctx.deps.now(),
   });

@@ -1,7 +1,7 @@
 // /buyorder guard: keeps an order the highest up to a ceiling (off:true turns it off); the
 // "Turn off guard" buttons of guard digests (either kind of guard) land here too.
 import { ApplicationCommandOptionType } from "discord.js";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import { GUARD_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentHandler } from "../../src/discord/command.ts";
 import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
@@ -137,4 +137,4 @@ export const guardOffButton: ComponentHandler = {
   },
 };
 
-export const GUARD_COMPONENTS = { [ACTIONS.guardOff]: guardOffButton } as const;
+export const GUARD_COMPONENTS = { [GUARD_ACTIONS.off]: guardOffButton } as const;

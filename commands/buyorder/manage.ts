@@ -3,6 +3,7 @@
 // (at once, as /buyorder cancel), so no order id has to be copied by hand.
 import { LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from "discord.js";
 import { z } from "zod";
+import { BUY_ORDER_ACTIONS } from "../../src/discord/actions.ts";
 import {
   modal,
   type BaseContext,
@@ -19,14 +20,6 @@ import { parseId, parseIntOption, parsePrice } from "../../src/input/parse.ts";
 import { cancelBuyOrder, listBuyOrders } from "../../src/trading/buyOrders.ts";
 import { editOrConfirm } from "./confirm.ts";
 
-export const MANAGE_ACTIONS = {
-  page: "bo.page",
-  pick: "bo.pick",
-  editForm: "bo.editform",
-  save: "bo.save",
-  cancel: "bo.cancel",
-} as const;
-
 const PAGE_TTL_MS = 30 * 60_000;
 const FORM_TTL_MS = 15 * 60_000;
 const MAX_QUANTITY = 10_000;
@@ -40,14 +33,14 @@ export async function ordersPage(ctx: BaseContext, page: number, chosen?: string
   const ttl = { ttlMs: PAGE_TTL_MS };
   const message = buyOrdersPageMessage(
     result,
-    numberedPaging(page, result.hasMore, (p) => ctx.customId(MANAGE_ACTIONS.page, String(p), ttl)),
+    numberedPaging(page, result.hasMore, (p) => ctx.customId(BUY_ORDER_ACTIONS.page, String(p), ttl)),
   );
   const controls = manageRows(
     result.orders,
     {
-      pickId: ctx.customId(MANAGE_ACTIONS.pick, String(page), ttl),
-      editId: (id) => ctx.customId(MANAGE_ACTIONS.editForm, id, ttl),
-      cancelId: (id) => ctx.customId(MANAGE_ACTIONS.cancel, `${page}.${id}`, ttl),
+      pickId: ctx.customId(BUY_ORDER_ACTIONS.pick, String(page), ttl),
+      editId: (id) => ctx.customId(BUY_ORDER_ACTIONS.editForm, id, ttl),
+      cancelId: (id) => ctx.customId(BUY_ORDER_ACTIONS.cancel, `${page}.${id}`, ttl),
     },
     chosen,
   );
@@ -68,14 +61,14 @@ const field = (id: string, label: string, description: string, placeholder: stri
     );
 
 export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
-  [MANAGE_ACTIONS.page]: {
+  [BUY_ORDER_ACTIONS.page]: {
     defer: "update",
     async run(ctx) {
       const { embeds, components } = await ordersPage(ctx, pageFromSubject(ctx.id.subject));
       await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
     },
   },
-  [MANAGE_ACTIONS.pick]: {
+  [BUY_ORDER_ACTIONS.pick]: {
     defer: "update",
     async run(ctx) {
       const chosen = parseId("order", ctx.values[0] ?? "", "buy order");
@@ -83,14 +76,14 @@ export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
       await ctx.update({ embeds: embeds ?? [], components: components ?? [] });
     },
   },
-  [MANAGE_ACTIONS.editForm]: {
+  [BUY_ORDER_ACTIONS.editForm]: {
     // A form must be the first answer: nothing slow happens before it.
     defer: false,
     async run(ctx) {
       const orderId = parseId("order", ctx.id.subject, "buy order");
       await ctx.showModal(
         new ModalBuilder()
-          .setCustomId(ctx.customId(MANAGE_ACTIONS.save, orderId, { ttlMs: FORM_TTL_MS }))
+          .setCustomId(ctx.customId(BUY_ORDER_ACTIONS.save, orderId, { ttlMs: FORM_TTL_MS }))
           .setTitle(`Edit buy order ${orderId}`)
           .addLabelComponents(
             field("max_price", "Most you pay per item (USD)", "Empty keeps the current price.", "e.g. 12.50"),
@@ -99,7 +92,7 @@ export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
       );
     },
   },
-  [MANAGE_ACTIONS.cancel]: {
+  [BUY_ORDER_ACTIONS.cancel]: {
     defer: "update",
     async run(ctx) {
       const [pageText = "", rawId = ""] = ctx.id.subject.split(".");
@@ -120,7 +113,7 @@ export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
 };
 
 export const manageModals: Readonly<Record<string, ModalHandler>> = {
-  [MANAGE_ACTIONS.save]: modal({
+  [BUY_ORDER_ACTIONS.save]: modal({
     defer: "ephemeral",
     fields: EditForm,
     run(ctx, form) {

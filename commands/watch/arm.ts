@@ -5,11 +5,11 @@ import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
 import { z } from "zod";
 import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
 import { getUserByDiscordId } from "../../src/db/repos/users.ts";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import { WATCH_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { money, truncate } from "../../src/discord/render/format.ts";
-import { button, row } from "../../src/discord/render/trading.ts";
+import { button, row } from "../../src/discord/render/button.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { UserFacingError } from "../../src/errors.ts";
 import { safeUserText } from "../../src/input/parse.ts";
@@ -24,8 +24,6 @@ import {
   type ArmingDeps,
 } from "../../src/snipe/arming.ts";
 import { describeCaps } from "../../src/spending/guard.ts";
-
-export const ARM_ACTIONS = { arm: "watch.arm", cancel: "watch.armno", disarm: ACTIONS.watchDisarm } as const;
 
 /** Long enough to read the caps; short enough that they are still true when Arm is pressed. */
 const CONFIRM_TTL_MS = 5 * 60_000;
@@ -108,7 +106,7 @@ export async function runArm(
   const q = await quoteLiveArm(armingDeps(ctx), { discordId: ctx.user.id, rule, maxBuys });
   const draft = await createDraft(ctx.deps.prisma, {
     userId: q.userId,
-    kind: ARM_ACTIONS.arm,
+    kind: WATCH_ACTIONS.arm,
     payload: {
       ruleId: q.ruleId,
       maxBuys: q.maxBuys,
@@ -148,8 +146,8 @@ export async function runArm(
       }),
     ],
     components: row([
-      button("Arm", ButtonStyle.Danger, ctx.customId(ARM_ACTIONS.arm, draft.id, ttl)),
-      button("Cancel", ButtonStyle.Secondary, ctx.customId(ARM_ACTIONS.cancel, draft.id, ttl)),
+      button("Arm", ButtonStyle.Danger, ctx.customId(WATCH_ACTIONS.arm, draft.id, ttl)),
+      button("Cancel", ButtonStyle.Secondary, ctx.customId(WATCH_ACTIONS.armCancel, draft.id, ttl)),
     ]),
   };
 }
@@ -172,7 +170,7 @@ export async function confirmArm(ctx: ComponentContext): Promise<void> {
   const taken = await takeDraft(ctx.deps.prisma, {
     id: ctx.id.subject,
     userId: user.id,
-    kind: ARM_ACTIONS.arm,
+    kind: WATCH_ACTIONS.arm,
     schema: ArmDraft,
     now: ctx.deps.now(),
   });

@@ -14,7 +14,7 @@ import {
 } from "../../src/alerts/rules/similarRule.ts";
 import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import { WATCH_ACTIONS } from "../../src/discord/actions.ts";
 import {
   modal,
   type BaseContext,
@@ -24,12 +24,10 @@ import {
 } from "../../src/discord/command.ts";
 import { embed } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";
-import { button, row } from "../../src/discord/render/trading.ts";
+import { button, row } from "../../src/discord/render/button.ts";
 import { UserFacingError } from "../../src/errors.ts";
 import { parseId } from "../../src/input/parse.ts";
 
-/** Actions of this flow besides the shared ones (the button on listings is ACTIONS.watchSimilar). */
-export const SIMILAR_ACTIONS = { adjust: "watch.like.adjust", form: "watch.like.form" } as const;
 const DRAFT_KIND = "watch.like";
 /** Long enough to look the rule over. */
 const DRAFT_TTL_MS = 60 * 60_000;
@@ -111,8 +109,8 @@ export function openSimilar(): ComponentHandler {
           }),
         ],
         components: row([
-          button("Save rule", ButtonStyle.Success, ctx.customId(ACTIONS.watchSimilarSave, draft.id, ttl)),
-          button("Adjust…", ButtonStyle.Secondary, ctx.customId(SIMILAR_ACTIONS.adjust, draft.id, ttl)),
+          button("Save rule", ButtonStyle.Success, ctx.customId(WATCH_ACTIONS.similarSave, draft.id, ttl)),
+          button("Adjust…", ButtonStyle.Secondary, ctx.customId(WATCH_ACTIONS.similarAdjust, draft.id, ttl)),
         ]),
       };
     },
@@ -158,7 +156,7 @@ export function adjustSimilar(): ComponentHandler {
           : `${f.min_float ?? ""}-${f.max_float ?? ""}`;
       await ctx.showModal(
         new ModalBuilder()
-          .setCustomId(ctx.customId(SIMILAR_ACTIONS.form, draftId, { ttlMs: DRAFT_TTL_MS }))
+          .setCustomId(ctx.customId(WATCH_ACTIONS.similarForm, draftId, { ttlMs: DRAFT_TTL_MS }))
           .setTitle("Watch things like this")
           .addLabelComponents(
             field("name", "Rule name", "Up to 50 characters.", [...p.name].slice(0, 50).join("")),

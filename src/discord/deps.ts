@@ -6,6 +6,7 @@ import type { KeyVault } from "../db/keyVault.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
+import type { ItemNameIndex } from "../market/itemNames.ts";
 
 /**
  * Handlers pass `ctx.deps` (or a part of it) to domain verbs. Extend this interface when a new
@@ -21,10 +22,10 @@ export interface BotDeps {
   readonly vault: KeyVault;
   readonly now: () => Date;
   /**
-   * Item names that exist whether or not anyone listed them lately: the sandbox's catalog when the
-   * bot runs against it, else none (names are then learnt from the market as it goes).
+   * The one item-name index (every `item` autocomplete, typed-name checks): the sandbox's catalog
+   * when the bot runs against it, names learnt from the market as it goes, names rules use.
    */
-  readonly itemCatalog: readonly string[];
+  readonly itemNames: ItemNameIndex;
   /** Every registered command definition (for /help). */
   readonly commands: readonly RESTPostAPIChatInputApplicationCommandsJSONBody[];
 }

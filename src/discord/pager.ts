@@ -7,7 +7,7 @@
 // command again"). A table would add a migration and a sweeper for nothing a user would notice.
 import { randomBytes } from "node:crypto";
 import { UserFacingError } from "../errors.ts";
-import type { Paging } from "./render/trading.ts";
+import type { Paging } from "./render/button.ts";
 
 /** How long a result set stays pageable after its last use. */
 export const PAGER_TTL_MS = 30 * 60_000;

@@ -4,7 +4,7 @@
 import { invalidOption, type UserFacingError } from "../errors.ts";
 import { safeUserText } from "../input/parse.ts";
 import type { MarketDeps } from "./deps.ts";
-import type { ItemNameIndex } from "./itemNames.ts";
+import type { ItemNameIndex } from "../market/itemNames.ts";
 
 /** Quotes a user-typed name inside a message: shown literally, bounded. */
 const quoted = (text: string): string => `“${safeUserText(text, 100)}”`;

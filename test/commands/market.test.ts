@@ -1,7 +1,14 @@
 // /search, /listing, /history, /stall and /watchlist end to end: the real app and discord.js client
 // against the Discord double, the sandbox marketplace and a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import {
+  BID_ACTIONS,
+  BUY_ACTIONS,
+  LISTING_ACTIONS,
+  OFFER_ACTIONS,
+  WATCHLIST_ACTIONS,
+  WATCH_ACTIONS,
+} from "../../src/discord/actions.ts";
 import type { ListingJson } from "../../src/sandbox/render/index.ts";
 import { isEphemeral, textOf, type StoredMessage } from "../support/discord.ts";
 import { startBot, type Bot } from "../support/harness.ts";
@@ -275,11 +282,11 @@ describe("/listing", () => {
     expect(buttonLabels(view)).toEqual(["Buy", "Make offer", "Watch", "Similar", "Watch similar"]);
     const actions = componentsOf(view).map((c) => actionOf(c.custom_id ?? ""));
     expect(actions).toEqual([
-      ACTIONS.buyStart,
-      ACTIONS.offerOpen,
-      ACTIONS.watchAdd,
-      ACTIONS.similar,
-      ACTIONS.watchSimilar,
+      BUY_ACTIONS.start,
+      OFFER_ACTIONS.open,
+      WATCHLIST_ACTIONS.add,
+      LISTING_ACTIONS.similar,
+      WATCH_ACTIONS.similar,
     ]);
     expect(button(view, "Buy").custom_id.split(":")[1]).toBe(listing.id);
     const text = textOf(view);
@@ -316,8 +323,8 @@ describe("/listing", () => {
     const view = await bot.double.slash(bot.users.alice, "listing view", { id: listing.id }).finalMessage();
 
     expect(buttonLabels(view)).toEqual(["Bid", "Watch", "Similar", "Bids", "Watch similar"]);
-    expect(actionOf(button(view, "Bid").custom_id)).toBe(ACTIONS.bidOpen);
-    expect(actionOf(button(view, "Bids").custom_id)).toBe(ACTIONS.bids);
+    expect(actionOf(button(view, "Bid").custom_id)).toBe(BID_ACTIONS.open);
+    expect(actionOf(button(view, "Bids").custom_id)).toBe(LISTING_ACTIONS.bids);
     const text = textOf(view);
     expect(text).toContain("Top bid\n$10.00");
     expect(text).toContain("Next bid from\n$10.50");

@@ -1,6 +1,6 @@
 // /bid and /offer end to end: bids tracked for outbid alerts, raises through the form, offers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import { BID_ACTIONS, OFFER_ACTIONS } from "../../src/discord/actions.ts";
 import { encodeCustomId } from "../../src/discord/customId.ts";
 import { renderAlert } from "../../src/discord/render/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
@@ -120,7 +120,7 @@ describe("/bid", () => {
     const form = await formOf(
       bot.double.button(
         alice,
-        encodeCustomId({ action: ACTIONS.bidOpen, subject: auction.id, owner: alice.id }),
+        encodeCustomId({ action: BID_ACTIONS.open, subject: auction.id, owner: alice.id }),
       ),
     );
     const before = hits(bot, "POST /listings/{listing_id}/bid");
@@ -181,7 +181,7 @@ describe("/offer", () => {
     const form = await formOf(
       bot.double.button(
         alice,
-        encodeCustomId({ action: ACTIONS.offerOpen, subject: listing.id, owner: alice.id }),
+        encodeCustomId({ action: OFFER_ACTIONS.open, subject: listing.id, owner: alice.id }),
       ),
     );
     const made = await answer(bot.double.modalSubmit(alice, form, { price: "27.50" }));

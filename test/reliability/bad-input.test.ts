@@ -2,7 +2,16 @@
 // act on (naming the option where there is one) and causes no marketplace call and no database
 // change. One bot for the whole table.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACTIONS } from "../../src/discord/actions.ts";
+import {
+  BID_ACTIONS,
+  BUY_ACTIONS,
+  LISTING_ACTIONS,
+  OFFER_ACTIONS,
+  SEARCH_ACTIONS,
+  STALL_ACTIONS,
+  TRADE_ACTIONS,
+  WATCHLIST_ACTIONS,
+} from "../../src/discord/actions.ts";
 import { type DispatchOptions, type InteractionHandle, type SlashOptions } from "../support/discord.ts";
 import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { reliabilityTally } from "./report.ts";
@@ -527,26 +536,26 @@ const CASES: readonly BadCase[] = [
     says: option("min_discount"),
   },
   // buttons with damaged subjects (made with the real codec, pressed by their owner)
-  { name: "Buy button with subject abc", send: press(ACTIONS.buyStart, "abc"), says: NOT_AN_ID },
+  { name: "Buy button with subject abc", send: press(BUY_ACTIONS.start, "abc"), says: NOT_AN_ID },
   { name: "Confirm purchase with subject abc", send: press("buy.confirm", "abc"), says: /damaged/ },
   { name: "Confirm purchase without a price", send: press("buy.confirm", "123"), says: /damaged/ },
-  { name: "Bid button with subject x", send: press(ACTIONS.bidOpen, "x"), says: NOT_AN_ID },
-  { name: "Make offer button without a listing", send: press(ACTIONS.offerOpen, ""), says: NOT_AN_ID },
-  { name: "Watch button with subject abc", send: press(ACTIONS.watchAdd, "abc"), says: NOT_AN_ID },
-  { name: "Unwatch button with subject -1", send: press(ACTIONS.watchRemove, "-1"), says: NOT_AN_ID },
+  { name: "Bid button with subject x", send: press(BID_ACTIONS.open, "x"), says: NOT_AN_ID },
+  { name: "Make offer button without a listing", send: press(OFFER_ACTIONS.open, ""), says: NOT_AN_ID },
+  { name: "Watch button with subject abc", send: press(WATCHLIST_ACTIONS.add, "abc"), says: NOT_AN_ID },
+  { name: "Unwatch button with subject -1", send: press(WATCHLIST_ACTIONS.remove, "-1"), says: NOT_AN_ID },
   {
     name: "watchlist page with a made-up pager",
-    send: press(ACTIONS.watchPage, "nope"),
+    send: press(WATCHLIST_ACTIONS.page, "nope"),
     says: /no longer available/,
   },
   {
     name: "search page with a made-up pager",
-    send: press(ACTIONS.searchPage, "nope"),
+    send: press(SEARCH_ACTIONS.page, "nope"),
     says: /no longer available/,
   },
   {
     name: "stall page with a made-up pager",
-    send: press(ACTIONS.stallPage, "zzzzzzzz.1"),
+    send: press(STALL_ACTIONS.page, "zzzzzzzz.1"),
     says: /no longer available/,
   },
   {
@@ -554,17 +563,17 @@ const CASES: readonly BadCase[] = [
     send: press("sell.page", "x"),
     says: /no longer available/,
   },
-  { name: "Similar button with subject abc", send: press(ACTIONS.similar, "abc"), says: NOT_AN_ID },
-  { name: "Bids button without a listing", send: press(ACTIONS.bids, ""), says: NOT_AN_ID },
-  { name: "listing menu value abc", send: pick(ACTIONS.searchOpen, ["abc"]), says: NOT_AN_ID },
+  { name: "Similar button with subject abc", send: press(LISTING_ACTIONS.similar, "abc"), says: NOT_AN_ID },
+  { name: "Bids button without a listing", send: press(LISTING_ACTIONS.bids, ""), says: NOT_AN_ID },
+  { name: "listing menu value abc", send: pick(SEARCH_ACTIONS.open, ["abc"]), says: NOT_AN_ID },
   {
     name: "Accept trade button with subject abc",
-    send: press(ACTIONS.tradeAccept, "abc"),
+    send: press(TRADE_ACTIONS.accept, "abc"),
     says: /trade ids are numbers/,
   },
   {
     name: "Cancel trade button with subject abc",
-    send: press(ACTIONS.tradeCancel, "abc"),
+    send: press(TRADE_ACTIONS.cancel, "abc"),
     says: /trade ids are numbers/,
   },
   {
@@ -597,12 +606,12 @@ const CASES: readonly BadCase[] = [
   // another user's buttons and forms (bob presses alice's)
   ...(
     [
-      [ACTIONS.buyStart, ID],
+      [BUY_ACTIONS.start, ID],
       ["buy.confirm", `${ID}.1000`],
-      [ACTIONS.tradeAccept, ID],
-      [ACTIONS.tradeCancel, ID],
+      [TRADE_ACTIONS.accept, ID],
+      [TRADE_ACTIONS.cancel, ID],
       ["trade.page", "0.any.any"],
-      [ACTIONS.searchPage, "abcdefgh.1"],
+      [SEARCH_ACTIONS.page, "abcdefgh.1"],
       ["offer.page", "1"],
     ] as const
   ).map(([action, subject]) => ({
@@ -620,7 +629,7 @@ const CASES: readonly BadCase[] = [
     [
       ["buy.confirm", `${ID}.1000`],
       ["trade.cancelyes", ID],
-      [ACTIONS.watchPage, "abcdefgh.0"],
+      [WATCHLIST_ACTIONS.page, "abcdefgh.0"],
     ] as const
   ).map(([action, subject]) => ({
     name: `an expired ${action} button`,

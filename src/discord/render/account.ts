@@ -6,8 +6,7 @@ import { safeUserText } from "../../input/parse.ts";
 import { timeZoneLabel } from "../../input/settings.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
-import type { ActionRow } from "./listing.ts";
-import { pagingRow, type Paging } from "./trading.ts";
+import { pagingRow, type ActionRow, type Paging } from "./button.ts";
 
 const hhmm = (minute: number) =>
   `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;

@@ -1,12 +1,5 @@
 // Alert messages as Discord sees them: one embed per alert kind, with buttons whose custom ids belong to the alert's user.
-import {
-  ButtonStyle,
-  ComponentType,
-  type APIActionRowComponent,
-  type APIButtonComponentWithCustomId,
-  type APIComponentInMessageActionRow,
-  type APIEmbed,
-} from "discord.js";
+import { ButtonStyle, type APIEmbed } from "discord.js";
 import { listingAlertLine, listingEmbed } from "./listingAlert.ts";
 import type {
   AlertContent,
@@ -18,8 +11,8 @@ import type {
   TradeAlert,
 } from "../../alerts/delivery/payload.ts";
 import { safeUserText } from "../../input/parse.ts";
-import { ACTIONS } from "../actions.ts";
-import { encodeCustomId } from "../customId.ts";
+import { ALERT_ACTIONS, BID_ACTIONS, BUY_ACTIONS, TRADE_ACTIONS, WATCH_ACTIONS } from "../actions.ts";
+import { button, dmIds, row, type ActionRow } from "./button.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { autoAcceptLine, automationMessage, guardDigestLine } from "./automation.ts";
 import { reversalEmbed, reversalLine } from "./reversal.ts";
@@ -36,26 +29,10 @@ import {
 } from "./notices.ts";
 import { money, relativeTime, truncate } from "./format.ts";
 
-/**
- * Custom-id actions of alert buttons. Buttons on delivered DMs live for ever, so these names
- * never change: Buy starts /buy's confirmation (commands/buy.ts), Bid and Raise bid open
- * /bid's ceiling form (commands/bid.ts), Accept and Cancel run /trades' flows
- * (commands/trades.ts); View is commands/alerts.ts's own.
- */
-export const ALERT_ACTIONS = {
-  buy: ACTIONS.buyStart,
-  bid: ACTIONS.bidOpen,
-  accept: ACTIONS.tradeAccept,
-  cancel: ACTIONS.tradeCancel,
-  view: "alert.view",
-  disarm: ACTIONS.watchDisarm,
-  watchSimilar: ACTIONS.watchSimilar,
-} as const;
-
 export interface RenderedAlert {
   content?: string;
   embeds: APIEmbed[];
-  components: APIActionRowComponent<APIComponentInMessageActionRow>[];
+  components: ActionRow[];
 }
 
 const name = (text: string) => safeUserText(text, 120);
@@ -63,22 +40,6 @@ const name = (text: string) => safeUserText(text, 120);
 /** An advanced order's expression in a fill alert; in a digest line, shorter (ten lines share one embed). */
 const FILL_EXPRESSION_MAX = 1000;
 const LINE_EXPRESSION_MAX = 100;
-
-function button(
-  label: string,
-  style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger,
-  action: string,
-  subject: string,
-  owner: string,
-): APIButtonComponentWithCustomId {
-  return { type: ComponentType.Button, style, label, custom_id: encodeCustomId({ action, subject, owner }) };
-}
-
-function row(
-  buttons: APIButtonComponentWithCustomId[],
-): APIActionRowComponent<APIComponentInMessageActionRow>[] {
-  return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons }];
-}
 
 function outbidEmbed(a: OutbidAlert): APIEmbed {
   const fields = [
@@ -217,16 +178,21 @@ function digestEmbed(a: DigestAlert): APIEmbed {
   });
 }
 
-/** The Discord message for an alert; buttons are for `ownerId` alone. */
+/**
+ * The Discord message for an alert; buttons are for `ownerId` alone and never expire: Buy starts
+ * /buy's confirmation, Bid and Raise bid open /bid's ceiling form, Accept and Cancel run /trades'
+ * flows, View is /alerts', Watch similar and Disarm are /watch's.
+ */
 export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert {
+  const id = dmIds(ownerId);
   switch (alert.kind) {
     case "listing": {
       const buttons = [
         alert.listingType === "auction"
-          ? button("Bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId)
-          : button("Buy", ButtonStyle.Success, ALERT_ACTIONS.buy, alert.listingId, ownerId),
-        button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
-        button("Watch similar", ButtonStyle.Secondary, ALERT_ACTIONS.watchSimilar, alert.listingId, ownerId),
+          ? button("Bid", ButtonStyle.Primary, id(BID_ACTIONS.open, alert.listingId))
+          : button("Buy", ButtonStyle.Success, id(BUY_ACTIONS.start, alert.listingId)),
+        button("View", ButtonStyle.Secondary, id(ALERT_ACTIONS.view, alert.listingId)),
+        button("Watch similar", ButtonStyle.Secondary, id(WATCH_ACTIONS.similar, alert.listingId)),
       ];
       return { embeds: [listingEmbed(alert)], components: row(buttons) };
     }
@@ -234,8 +200,8 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       return {
         embeds: [outbidEmbed(alert)],
         components: row([
-          button("Raise bid", ButtonStyle.Primary, ALERT_ACTIONS.bid, alert.listingId, ownerId),
-          button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId),
+          button("Raise bid", ButtonStyle.Primary, id(BID_ACTIONS.open, alert.listingId)),
+          button("View", ButtonStyle.Secondary, id(ALERT_ACTIONS.view, alert.listingId)),
         ]),
       };
     case "auction_ended":
@@ -244,12 +210,10 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
       // Accepting is the seller's move on a queued trade; cancelling is open to both while open.
       const buttons = [];
       if (alert.role === "seller" && alert.state === "queued") {
-        buttons.push(button("Accept", ButtonStyle.Success, ALERT_ACTIONS.accept, alert.tradeId, ownerId));
+        buttons.push(button("Accept", ButtonStyle.Success, id(TRADE_ACTIONS.accept, alert.tradeId)));
       }
       if (alert.state === "queued" || alert.state === "pending") {
-        buttons.push(
-          button("Cancel trade", ButtonStyle.Danger, ALERT_ACTIONS.cancel, alert.tradeId, ownerId),
-        );
+        buttons.push(button("Cancel trade", ButtonStyle.Danger, id(TRADE_ACTIONS.cancel, alert.tradeId)));
       }
       return { embeds: [tradeEmbed(alert)], components: row(buttons) };
     }
@@ -276,9 +240,9 @@ export function renderAlert(alert: AlertContent, ownerId: string): RenderedAlert
     case "weekly_report":
       return { embeds: [weeklyReportEmbed(alert)], components: [] };
     case "auto_buy": {
-      const buttons = [button("View", ButtonStyle.Secondary, ALERT_ACTIONS.view, alert.listingId, ownerId)];
+      const buttons = [button("View", ButtonStyle.Secondary, id(ALERT_ACTIONS.view, alert.listingId))];
       if (!alert.disarmed)
-        buttons.push(button("Disarm", ButtonStyle.Danger, ALERT_ACTIONS.disarm, alert.ruleId, ownerId));
+        buttons.push(button("Disarm", ButtonStyle.Danger, id(WATCH_ACTIONS.disarm, alert.ruleId)));
       return { embeds: [autoBuyEmbed(alert)], components: row(buttons) };
     }
     case "auto_accept":

@@ -3,10 +3,9 @@
 import { ButtonStyle, type APIEmbed } from "discord.js";
 import type { AutoAcceptAlert, GuardDigestAlert, GuardDigestEntry } from "../../alerts/delivery/payload.ts";
 import { safeUserText } from "../../input/parse.ts";
-import { ACTIONS } from "../actions.ts";
-import { encodeCustomId } from "../customId.ts";
+import { GUARD_ACTIONS, TRADE_ACTIONS } from "../actions.ts";
+import { button, dmIds, row } from "./button.ts";
 import { embed } from "./embeds.ts";
-import { button, row } from "./trading.ts";
 import { absoluteTime, money, relativeTime, truncate } from "./format.ts";
 
 const name = (text: string) => safeUserText(text, 120);
@@ -147,18 +146,18 @@ export function automationMessage(
   alert: AutoAcceptAlert | GuardDigestAlert,
   ownerId: string,
 ): { embeds: APIEmbed[]; components: ReturnType<typeof row> } {
-  const id = (action: string, subject: string) => encodeCustomId({ action, subject, owner: ownerId });
+  const id = dmIds(ownerId);
   if (alert.kind === "auto_accept") {
     const buttons =
       alert.outcome === "accepted"
         ? []
-        : [button("Accept", ButtonStyle.Success, id(ACTIONS.tradeAccept, alert.tradeId))];
+        : [button("Accept", ButtonStyle.Success, id(TRADE_ACTIONS.accept, alert.tradeId))];
     return { embeds: [autoAcceptEmbed(alert)], components: row(buttons) };
   }
   const buttons = alert.activeGuardIds.slice(0, 5).map((guardId) => {
     const e = alert.entries.find((x) => x.guardId === guardId);
     const label = e === undefined ? `Turn off guard ${guardId}` : `Turn off guard on ${e.subjectId}`;
-    return button(truncate(label, 80), ButtonStyle.Danger, id(ACTIONS.guardOff, guardId));
+    return button(truncate(label, 80), ButtonStyle.Danger, id(GUARD_ACTIONS.off, guardId));
   });
   return { embeds: [guardDigestEmbed(alert)], components: row(buttons) };
 }

@@ -3,8 +3,8 @@
 import { ButtonStyle, ComponentType } from "discord.js";
 import type { BuyOrderView } from "../../trading/buyOrders.ts";
 import { money, truncate } from "./format.ts";
-import { plainText, type ActionRow } from "./listing.ts";
-import { button, row } from "./trading.ts";
+import { button, row, type ActionRow } from "./button.ts";
+import { plainText } from "./listing.ts";
 
 export interface ManageIds {
   /** The menu; its value is the chosen order's id. */

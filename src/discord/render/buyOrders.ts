@@ -13,8 +13,8 @@ import type { BuyOrderConstraints } from "../../trading/constraints.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { embed } from "./embeds.ts";
 import { money, relativeTime, truncate } from "./format.ts";
-import { itemName, type ActionRow } from "./listing.ts";
-import { button, pagingRow, row, type Paging } from "./trading.ts";
+import { button, pagingRow, row, type ActionRow, type Paging } from "./button.ts";
+import { itemName } from "./listing.ts";
 
 /** What an order made on the website with a filter expression is called wherever it is shown. */
 export const ADVANCED_ORDER = "Advanced order (made on the website)";

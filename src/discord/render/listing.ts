@@ -4,9 +4,7 @@
 import {
   ButtonStyle,
   ComponentType,
-  type APIActionRowComponent,
   type APIButtonComponentWithCustomId,
-  type APIComponentInMessageActionRow,
   type APIEmbed,
   type APISelectMenuOption,
 } from "discord.js";
@@ -14,15 +12,18 @@ import { safeUserText } from "../../input/parse.ts";
 import { discountPercent, type Cents } from "../../money.ts";
 import type { ListingBids, ListingDetail } from "../../trading/listing.ts";
 import type { ListingSummary } from "../../trading/views.ts";
-import { ACTIONS } from "../actions.ts";
+import {
+  BID_ACTIONS,
+  BUY_ACTIONS,
+  LISTING_ACTIONS,
+  OFFER_ACTIONS,
+  WATCH_ACTIONS,
+  WATCHLIST_ACTIONS,
+} from "../actions.ts";
+import { button, type ActionRow, type IdFor } from "./button.ts";
 import { embed } from "./embeds.ts";
 import { compactDuration, money, relativeTime, truncate } from "./format.ts";
 import type { Tone } from "./theme.ts";
-
-/** Makes the custom id of a button or menu: `(action, subject) => ctx.customId(action, subject, …)`. */
-export type IdFor = (action: string, subject: string) => string;
-
-export type ActionRow = APIActionRowComponent<APIComponentInMessageActionRow>;
 
 /** Item names come from the marketplace: shown literally (markdown and mentions defused). */
 export const itemName = (name: string, max = 120): string => safeUserText(name, max);
@@ -250,14 +251,6 @@ export function listingEmbed(d: ListingDetail): APIEmbed {
   });
 }
 
-function button(
-  label: string,
-  style: ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success,
-  customId: string,
-): APIButtonComponentWithCustomId {
-  return { type: ComponentType.Button, style, label, custom_id: customId };
-}
-
 /** Whether the seller takes offers: a positive maximum discount, or a minimum offer below the price. */
 export function acceptsOffers(l: ListingSummary): boolean {
   if (l.maxOfferDiscountBps !== undefined) return l.maxOfferDiscountBps > 0;
@@ -274,23 +267,24 @@ export function listingButtons(d: ListingDetail, idFor: IdFor): ActionRow[] {
   const canAct = listed && !d.isSeller;
   const buttons: APIButtonComponentWithCustomId[] = [];
   if (canAct && d.type === "buy_now")
-    buttons.push(button("Buy", ButtonStyle.Success, idFor(ACTIONS.buyStart, id)));
+    buttons.push(button("Buy", ButtonStyle.Success, idFor(BUY_ACTIONS.start, id)));
   if (canAct && d.type === "auction")
-    buttons.push(button("Bid", ButtonStyle.Primary, idFor(ACTIONS.bidOpen, id)));
+    buttons.push(button("Bid", ButtonStyle.Primary, idFor(BID_ACTIONS.open, id)));
   if (canAct && d.type === "buy_now" && acceptsOffers(d)) {
-    buttons.push(button("Make offer", ButtonStyle.Secondary, idFor(ACTIONS.offerOpen, id)));
+    buttons.push(button("Make offer", ButtonStyle.Secondary, idFor(OFFER_ACTIONS.open, id)));
   }
   if (listed) {
     buttons.push(
       d.isWatchlisted
-        ? button("Unwatch", ButtonStyle.Secondary, idFor(ACTIONS.watchRemove, id))
-        : button("Watch", ButtonStyle.Secondary, idFor(ACTIONS.watchAdd, id)),
+        ? button("Unwatch", ButtonStyle.Secondary, idFor(WATCHLIST_ACTIONS.remove, id))
+        : button("Watch", ButtonStyle.Secondary, idFor(WATCHLIST_ACTIONS.add, id)),
     );
   }
-  buttons.push(button("Similar", ButtonStyle.Secondary, idFor(ACTIONS.similar, id)));
-  if (d.type === "auction") buttons.push(button("Bids", ButtonStyle.Secondary, idFor(ACTIONS.bids, id)));
+  buttons.push(button("Similar", ButtonStyle.Secondary, idFor(LISTING_ACTIONS.similar, id)));
+  if (d.type === "auction")
+    buttons.push(button("Bids", ButtonStyle.Secondary, idFor(LISTING_ACTIONS.bids, id)));
   // A rule like this listing: on a row of its own, so the listing's own actions keep their places.
-  const watch = button("Watch similar", ButtonStyle.Secondary, idFor(ACTIONS.watchSimilar, id));
+  const watch = button("Watch similar", ButtonStyle.Secondary, idFor(WATCH_ACTIONS.similar, id));
   return [
     { type: ComponentType.ActionRow, components: buttons.slice(0, 5) },
     { type: ComponentType.ActionRow, components: [watch] },

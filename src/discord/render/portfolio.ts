@@ -5,8 +5,8 @@ import type { Portfolio } from "../../portfolio/readPortfolio.ts";
 import { PERIOD_LABEL, type ItemRow, type Position } from "../../portfolio/summary.ts";
 import { embed } from "./embeds.ts";
 import { money, truncate } from "./format.ts";
-import { itemName, type ActionRow } from "./listing.ts";
-import { pagingRow, type Paging } from "./trading.ts";
+import { pagingRow, type ActionRow, type Paging } from "./button.ts";
+import { itemName } from "./listing.ts";
 
 export const PORTFOLIO_PAGE_SIZE = 8;
 const POSITIONS_SHOWN = 8;

@@ -1,12 +1,13 @@
 // Pages of listings (search results, stalls, the watchlist, similar listings): one line per listing,
 // a select menu to open one, and Previous/Next buttons when there is more than one page.
-import { ButtonStyle, ComponentType, type APIButtonComponentWithCustomId, type APIEmbed } from "discord.js";
+import type { APIEmbed } from "discord.js";
 import type { SortBy } from "../../market/schemas.ts";
 import type { SearchFilters } from "../../trading/search.ts";
 import type { ListingSummary } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
 import { money, truncate } from "./format.ts";
-import { formatFloat, itemName, listingLine, listingSelect, type ActionRow } from "./listing.ts";
+import { pagingRow, type ActionRow, type Paging } from "./button.ts";
+import { formatFloat, itemName, listingLine, listingSelect } from "./listing.ts";
 import type { Tone } from "./theme.ts";
 
 export const PAGE_SIZE = 10;
@@ -39,12 +40,7 @@ export interface ListingPageView {
   /** Custom id of the "open a listing" select menu. */
   readonly openId: string;
   /** Paging buttons; absent when the results fit on one page. */
-  readonly paging?: {
-    readonly previousId: string;
-    readonly nextId: string;
-    readonly hasPrevious: boolean;
-    readonly hasNext: boolean;
-  };
+  readonly paging?: Paging;
 }
 
 export interface ListingPageMessage {
@@ -64,23 +60,7 @@ export function listingPageMessage(v: ListingPageView): ListingPageMessage {
   const components: ActionRow[] = [];
   const select = listingSelect(v.listings, first, v.openId);
   if (select) components.push(select);
-  const paging = v.paging;
-  if (paging && (paging.hasPrevious || paging.hasNext)) {
-    const button = (label: string, customId: string, enabled: boolean): APIButtonComponentWithCustomId => ({
-      type: ComponentType.Button,
-      style: ButtonStyle.Secondary,
-      label,
-      custom_id: customId,
-      disabled: !enabled,
-    });
-    components.push({
-      type: ComponentType.ActionRow,
-      components: [
-        button("◀ Previous", paging.previousId, paging.hasPrevious),
-        button("Next ▶", paging.nextId, paging.hasNext),
-      ],
-    });
-  }
+  components.push(...pagingRow(v.paging));
   return {
     embeds: [
       embed({

@@ -6,8 +6,8 @@ import type { TradeOutcome, TradesPage } from "../../trading/trades.ts";
 import { reversalWindowEnd, type TradeView } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
 import { deadlineTime, money, relativeTime, truncate } from "./format.ts";
-import { itemName, type ActionRow } from "./listing.ts";
-import { button, pagingRow, row, type Paging } from "./trading.ts";
+import { button, pagingRow, row, type ActionRow, type Paging } from "./button.ts";
+import { itemName } from "./listing.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

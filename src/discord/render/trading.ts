@@ -1,8 +1,8 @@
-// Trading as Discord shows it: purchase quotes and receipts, bids, offers, one's own listings, and
-// the buttons and paging the other trading renderers share (buy orders: ./buyOrders.ts, trades:
-// ./trades.ts). Plain data in (views from src/trading), embeds and button rows out; the caller
-// makes the custom ids, so ownership and expiry stay with the command module.
-import { ButtonStyle, ComponentType, type APIButtonComponentWithCustomId, type APIEmbed } from "discord.js";
+// Trading as Discord shows it: purchase quotes and receipts, bids, offers and one's own listings
+// (buy orders: ./buyOrders.ts, trades: ./trades.ts). Plain data in (views from src/trading), embeds
+// and button rows out; the caller makes the custom ids, so ownership and expiry stay with the
+// command module.
+import { ButtonStyle, type APIEmbed } from "discord.js";
 import { safeUserText } from "../../input/parse.ts";
 import type { BidResult } from "../../trading/bid.ts";
 import type { BuyQuote, BuyResult } from "../../trading/buy.ts";
@@ -11,38 +11,8 @@ import type { DelistOutcome } from "../../trading/selling.ts";
 import type { ListingSummary, OfferView } from "../../trading/views.ts";
 import { embed } from "./embeds.ts";
 import { deadlineTime, money, relativeTime, truncate } from "./format.ts";
-import { itemName, type ActionRow } from "./listing.ts";
-
-type Style = ButtonStyle.Primary | ButtonStyle.Secondary | ButtonStyle.Success | ButtonStyle.Danger;
-
-export function button(
-  label: string,
-  style: Style,
-  customId: string,
-  disabled = false,
-): APIButtonComponentWithCustomId {
-  return { type: ComponentType.Button, style, label, custom_id: customId, ...(disabled ? { disabled } : {}) };
-}
-
-export function row(buttons: readonly APIButtonComponentWithCustomId[]): ActionRow[] {
-  return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons.slice(0, 5) }];
-}
-
-export interface Paging {
-  readonly previousId: string;
-  readonly nextId: string;
-  readonly hasPrevious: boolean;
-  readonly hasNext: boolean;
-}
-
-/** Previous/Next, or nothing when everything fits on one page. */
-export function pagingRow(p: Paging | undefined): ActionRow[] {
-  if (!p || (!p.hasPrevious && !p.hasNext)) return [];
-  return row([
-    button("◀ Previous", ButtonStyle.Secondary, p.previousId, !p.hasPrevious),
-    button("Next ▶", ButtonStyle.Secondary, p.nextId, !p.hasNext),
-  ]);
-}
+import { button, pagingRow, row, type ActionRow, type Paging } from "./button.ts";
+import { itemName } from "./listing.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

@@ -1,11 +1,11 @@
-// The item-name index: catalog names and names seen on the market, one spelling for a name typed
-// in any case, and the closest names for one that is no item.
+// The one item-name index: catalog names, names seen on the market and, for /watch, names rules
+// use; one spelling for a name typed in any case, and the closest names for one that is no item.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../src/market/client.ts";
 import { catalogItems, EXAMPLE_ITEM } from "../../src/sandbox/catalog.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { createItemNameIndex } from "../../src/trading/itemNames.ts";
+import { createItemNameIndex } from "../../src/market/itemNames.ts";
 
 const logger = createLogger({ level: "silent" });
 const catalog = catalogItems().map((c) => c.name);
@@ -67,5 +67,47 @@ describe("createItemNameIndex", () => {
     const prefixed = await index.suggest(deps(), "glider knife");
     expect(prefixed[0]?.startsWith("Glider Knife")).toBe(true);
     expect((await index.suggest(deps(), "")).length).toBe(25);
+  });
+
+  it("GIVEN names rules use WHEN /watch asks with rule names THEN they follow the market's names and precede the catalog's, in the market's spelling, each once; other callers never ask", async () => {
+    const listed = `Odd Blaster | Rule Shared ${Date.now()}`;
+    sandbox.control.createListing({ market_hash_name: listed, price: 1_000 });
+    const asked: string[] = [];
+    const index = createItemNameIndex({
+      now: () => 0,
+      known: ["Odd Blaster | Rule Catalog", "Odd Blaster | Rule Known"],
+      ruleNames: (text) => {
+        asked.push(text);
+        return Promise.resolve([listed.toLowerCase(), "odd blaster | rule known", "Odd Blaster | Rule Only"]);
+      },
+    });
+    expect(await index.suggest(deps(), "  Odd Blaster | RULE ", { withRuleNames: true })).toEqual([
+      listed,
+      "Odd Blaster | Rule Known",
+      "Odd Blaster | Rule Only",
+      "Odd Blaster | Rule Catalog",
+    ]);
+    expect(asked).toEqual(["odd blaster | rule"]);
+    expect(await index.suggest(deps(), "odd blaster | rule")).toEqual([
+      listed,
+      "Odd Blaster | Rule Catalog",
+      "Odd Blaster | Rule Known",
+    ]);
+    expect(asked).toHaveLength(1);
+  });
+
+  it("GIVEN an autocomplete out of time WHEN suggestions are asked THEN none come and rules are not looked up", async () => {
+    let asked = 0;
+    const index = createItemNameIndex({
+      now: () => 0,
+      known: catalog,
+      ruleNames: () => {
+        asked += 1;
+        return Promise.resolve([]);
+      },
+    });
+    const signal = AbortSignal.abort();
+    expect(await index.suggest(deps(), "ember tide", { signal, withRuleNames: true })).toEqual([]);
+    expect(asked).toBe(0);
   });
 });

@@ -1,12 +1,30 @@
-// Item names for autocomplete and for checking a typed name: a known catalog (the sandbox's, when
-// the bot runs against it; none live) plus names learnt from the newest listings and from search
-// results. Typing fires one autocomplete per keystroke: the index asks the marketplace at most
-// once per refresh interval (one request in flight at a time) and answers from memory in between.
-import type { MarketDeps } from "./deps.ts";
+// The one item-name index: names learnt from the newest listings and from what callers saw (search
+// results, sales, checked names), the known catalog (the sandbox's when the bot runs against it;
+// none live) and, for /watch, the names watch rules already use. It serves every `item`
+// autocomplete and the check of a typed name (src/trading/itemCheck.ts). Typing fires one
+// autocomplete per keystroke: the index asks the marketplace at most once per refresh interval
+// (one request in flight at a time) and answers from memory in between.
+import type { Logger } from "../log.ts";
+import type { MarketApi } from "./api.ts";
+
+/** Where the newest listings are read from: the operator's (or no) key, and the caller's logger. */
+export interface ItemNameReads {
+  readonly market: MarketApi;
+  readonly logger: Logger;
+}
+
+export interface SuggestOptions {
+  /** Default 25, the most Discord shows. */
+  readonly limit?: number;
+  /** Aborted when the autocomplete budget ran out: nothing more is looked up. */
+  readonly signal?: AbortSignal;
+  /** Also offer the names watch rules already use (after the names seen on the market). */
+  readonly withRuleNames?: boolean;
+}
 
 export interface ItemNameIndex {
-  /** Names containing every word typed, prefix matches first; never throws. */
-  suggest(deps: MarketDeps, typed: string, limit?: number): Promise<string[]>;
+  /** Names containing every word typed, prefix matches first; never throws but for `ruleNames`. */
+  suggest(reads: ItemNameReads, typed: string, opts?: SuggestOptions): Promise<string[]>;
   /** Adds names seen elsewhere (search results, sales). */
   remember(names: Iterable<string>): void;
   /** The name as the catalog or the market spells it, when it is one (any letter case); from memory. */
@@ -28,9 +46,15 @@ export interface ItemNameIndexOptions {
   readonly maxNames?: number;
   /** Names that exist whether or not they were seen lately (the sandbox's catalog). */
   readonly known?: readonly string[];
+  /**
+   * Item names watch rules use that contain `text` (lower case, trimmed), at most `take`: one
+   * indexed query, asked only by suggestions `withRuleNames`. None when absent.
+   */
+  readonly ruleNames?: (text: string, take: number) => Promise<readonly string[]>;
 }
 
 const PAGE = 50;
+const SUGGESTIONS = 25;
 
 export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
   const refreshMs = opts.refreshMs ?? 60_000;
@@ -40,14 +64,20 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
   let refreshedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | undefined;
   const known = new Map<string, string>((opts.known ?? []).map((n) => [n.toLowerCase(), n]));
-  /** Learnt names, most recent first, then catalog names not seen lately: [name, lower]. */
-  const all = (): [string, string][] => {
-    const recent = [...names].reverse();
-    const seen = new Set(recent.map(([, lower]) => lower));
-    return [
-      ...recent,
-      ...[...known].filter(([lower]) => !seen.has(lower)).map(([lower, n]) => [n, lower] as [string, string]),
+  /** Learnt names, most recent first, then `more` and the catalog's, each name once: [name, lower]. */
+  const all = (more: readonly string[] = []): [string, string][] => {
+    const listed: [string, string][] = [...names].reverse();
+    const seen = new Set(listed.map(([, lower]) => lower));
+    const others: [string, string][] = [
+      ...more.map((n): [string, string] => [n, n.toLowerCase()]),
+      ...[...known].map(([lower, n]): [string, string] => [n, lower]),
     ];
+    for (const [name, lower] of others) {
+      if (seen.has(lower)) continue;
+      seen.add(lower);
+      listed.push([name, lower]);
+    }
+    return listed;
   };
 
   const remember = (seen: Iterable<string>) => {
@@ -64,14 +94,20 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
     }
   };
 
-  const refresh = (deps: MarketDeps): Promise<void> => {
+  const canonical = (typed: string): string | undefined => {
+    const lower = typed.trim().toLowerCase();
+    for (const [name, l] of names) if (l === lower) return name;
+    return known.get(lower);
+  };
+
+  const refresh = (reads: ItemNameReads): Promise<void> => {
     inFlight ??= (async () => {
       try {
-        const page = await deps.market.searchListings({ sort_by: "most_recent", limit: PAGE });
+        const page = await reads.market.searchListings({ sort_by: "most_recent", limit: PAGE });
         // Oldest first, so the newest listing's name ends up the most recent.
         remember(page.data.map((l) => l.item.market_hash_name).reverse());
       } catch (error) {
-        deps.logger.debug({ err: error }, "item names: could not read the newest listings");
+        reads.logger.debug({ err: error }, "item names: could not read the newest listings");
       } finally {
         refreshedAt = opts.now();
         inFlight = undefined;
@@ -81,19 +117,22 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
   };
 
   return {
-    async suggest(deps, typed, limit = 25) {
+    async suggest(reads, typed, { limit = SUGGESTIONS, signal, withRuleNames = false } = {}) {
       if (opts.now() - refreshedAt >= refreshMs) {
-        // Only the first suggestion waits for the marketplace; later ones answer from memory at
-        // once and the refresh lands for the next keystroke.
-        const first = refreshedAt === Number.NEGATIVE_INFINITY;
-        const refreshing = refresh(deps);
-        if (first) await refreshing;
+        const refreshing = refresh(reads);
+        // Only a suggestion with no name learnt yet waits for the marketplace; later ones answer
+        // from memory at once and the refresh lands for the next keystroke.
+        if (names.size === 0) await refreshing;
       }
-      const words = typed
-        .toLowerCase()
-        .split(/\s+/)
-        .filter((w) => w !== "");
-      const hits = all().filter(([, lower]) => words.every((w) => lower.includes(w)));
+      if (signal?.aborted) return [];
+      const text = typed.trim().toLowerCase();
+      // A rule's name in another letter case is offered as the market spells it.
+      const ruleNames =
+        withRuleNames && opts.ruleNames
+          ? (await opts.ruleNames(text, SUGGESTIONS)).map((n) => canonical(n) ?? n)
+          : [];
+      const words = text.split(/\s+/).filter((w) => w !== "");
+      const hits = all(ruleNames).filter(([, lower]) => words.every((w) => lower.includes(w)));
       const prefix = words.join(" ");
       const ranked = [
         ...hits.filter(([, lower]) => lower.startsWith(prefix)),
@@ -102,11 +141,7 @@ export function createItemNameIndex(opts: ItemNameIndexOptions): ItemNameIndex {
       return ranked.slice(0, limit).map(([name]) => name);
     },
     remember,
-    canonical(typed) {
-      const lower = typed.trim().toLowerCase();
-      for (const [name, l] of names) if (l === lower) return name;
-      return known.get(lower);
-    },
+    canonical,
     slipsOf(typed, limit = 3) {
       const target = typed.trim().toLowerCase().replace(/\s+/g, " ");
       if (target === "") return [];
