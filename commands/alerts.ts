@@ -10,7 +10,7 @@ import { GONE } from "../src/alerts/feed/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { ALERT_ACTIONS } from "../src/discord/actions.ts";
-import { alertLine } from "../src/discord/render/alerts.ts";
+import { alertLine } from "../src/discord/render/alerts/alerts.ts";
 import { compactDuration, money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";

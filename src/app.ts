@@ -12,7 +12,7 @@ import { assertStoredKeysReadable, upgradeStoredKeys } from "./db/rotateKey.ts";
 import { readInventory } from "./db/repos/inventory.ts";
 import { depth as outboxDepth } from "./db/repos/outbox.ts";
 import type { CommandModule } from "./discord/command.ts";
-import { alertEngineService } from "./discord/alertSender.ts";
+import { alertEngineService } from "./discord/outbound/alertSender.ts";
 import { guardService } from "./guards/service.ts";
 import { createDiscordClient } from "./discord/client.ts";
 import type { BotDeps } from "./discord/deps.ts";

@@ -3,7 +3,7 @@
 import { ApplicationCommandOptionType } from "discord.js";
 import { GUARD_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentHandler } from "../../src/discord/command.ts";
-import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/automation.ts";
+import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/alerts/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { getUserByDiscordId } from "../../src/db/repos/users.ts";

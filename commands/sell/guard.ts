@@ -2,7 +2,7 @@
 // turns it off). The guard itself runs in the background (src/guards/).
 import { ApplicationCommandOptionType } from "discord.js";
 import type { BaseContext } from "../../src/discord/command.ts";
-import { guardSetEmbed } from "../../src/discord/render/automation.ts";
+import { guardSetEmbed } from "../../src/discord/render/alerts/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { parseId } from "../../src/input/parse.ts";

@@ -2,7 +2,7 @@
 import { Client, DefaultRestOptions, GatewayIntentBits, Partials, type ClientOptions } from "discord.js";
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
-import { createGlobalPacer } from "./globalPacer.ts";
+import { createGlobalPacer } from "./outbound/globalPacer.ts";
 
 export const DISCORD_API_DEFAULT = "https://discord.com/api";
 

@@ -20,7 +20,7 @@ import type { AutocompleteContext, BaseContext, Choice } from "./command.ts";
 import type { ComponentDeferMode } from "./reply.ts";
 import { decodeCustomId, encodeCustomId, isExpired, type CustomId } from "./customId.ts";
 import type { BotDeps } from "./deps.ts";
-import { followUpWithDmNotice } from "./dmNotice.ts";
+import { followUpWithDmNotice } from "./outbound/dmNotice.ts";
 import { userNoticeFor } from "./errorMessages.ts";
 import { installContextOf } from "./install.ts";
 import { createOptionsReader, pathOf } from "./options.ts";

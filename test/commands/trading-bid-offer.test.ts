@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BID_ACTIONS, OFFER_ACTIONS } from "../../src/discord/actions.ts";
 import { encodeCustomId } from "../../src/discord/customId.ts";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
 import type { InteractionHandle, StoredMessage } from "../support/discord.ts";
 import {

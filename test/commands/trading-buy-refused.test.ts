@@ -2,7 +2,7 @@
 // listing sells, is repriced or delisted just before the purchase arrives, the sandbox answers 422
 // (code 6 or 15) as the live service does, and the user reads why; nothing is bought.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
 import { startMarketGate, type MarketGate } from "./market-gate.ts";

@@ -1,6 +1,6 @@
 // /buy end to end: real discord.js client, Discord double, sandbox marketplace, real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
 import {
   answer,

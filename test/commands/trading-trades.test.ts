@@ -1,6 +1,6 @@
 // /trades end to end: accept and cancel from buttons (lists, views, alerts), Accept all, ownership.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
 import {
   answer,

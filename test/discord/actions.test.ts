@@ -14,7 +14,7 @@ import {
 import { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
 import * as tables from "../../src/discord/actions.ts";
 import { createRegistry } from "../../src/discord/registry.ts";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import type { ActionRow } from "../../src/discord/render/button.ts";
 import { listingButtons } from "../../src/discord/render/listing.ts";
 import { toListingDetail } from "../../src/trading/listing.ts";

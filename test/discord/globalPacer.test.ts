@@ -2,7 +2,7 @@
 // span, whatever its phase, sees more than that, requests leave in the order they asked, and
 // requests without a bot token (interaction callbacks, webhooks) never wait.
 import { describe, expect, it } from "vitest";
-import { createGlobalPacer } from "../../src/discord/globalPacer.ts";
+import { createGlobalPacer } from "../../src/discord/outbound/globalPacer.ts";
 
 const AUTH = { headers: { Authorization: "Bot x" } };
 

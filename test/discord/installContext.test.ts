@@ -1,7 +1,7 @@
 // How the bot reads Discord's context and authorizing integration owners, case by case, and what a refused DM means.
 import { describe, expect, it } from "vitest";
 import { InteractionContextType, PermissionFlagsBits, PermissionsBitField } from "discord.js";
-import { toSendResult } from "../../src/discord/alertSender.ts";
+import { toSendResult } from "../../src/discord/outbound/alertSender.ts";
 import { installContextOf } from "../../src/discord/install.ts";
 
 const GUILD = "1187364777435021392";

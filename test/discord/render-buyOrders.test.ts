@@ -2,7 +2,7 @@
 // span that always closes, within Discord's size limits; on /buyorder and in fill alerts.
 import { describe, expect, it } from "vitest";
 import { OutboxPayload, toOutboxPayload } from "../../src/alerts/delivery/payload.ts";
-import { alertLine, renderAlert } from "../../src/discord/render/alerts.ts";
+import { alertLine, renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import {
   ADVANCED_ORDER,
   aggregatesEmbed,

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { listingAlertOf } from "../../src/alerts/delivery/content.ts";
 import { ListingAlert } from "../../src/alerts/delivery/payload.ts";
 import { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
-import { renderAlert } from "../../src/discord/render/alerts.ts";
+import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import { feeModel } from "../../src/market/fees.ts";
 import { BASE_LISTING, listingWith } from "../alerts/fixtures.ts";
 

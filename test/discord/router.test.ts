@@ -1,7 +1,7 @@
 // The router's error boundary, ownership and expiry checks, autocomplete budget and metrics, end to end.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { encodeCustomId } from "../../src/discord/customId.ts";
-import { sendDm } from "../../src/discord/dm.ts";
+import { sendDm } from "../../src/discord/outbound/dm.ts";
 import type { InteractionObservation } from "../../src/discord/router.ts";
 import { isEphemeral, textOf } from "../support/discord.ts";
 import { startBot, type Bot } from "../support/harness.ts";

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAlertEngine, type AlertMetrics } from "../../src/alerts/engine/engine.ts";
 import type { ServiceFactory } from "../../src/context.ts";
-import { createDiscordAlertSender } from "../../src/discord/alertSender.ts";
+import { createDiscordAlertSender } from "../../src/discord/outbound/alertSender.ts";
 import { createMarketClient, type MarketCallEvent } from "../../src/market/client.ts";
 import type { FaultSpec } from "../../src/sandbox/faults.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";

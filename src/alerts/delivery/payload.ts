@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 /**
- * Payloads are data, not Discord messages: the Discord side (src/discord/render/alerts.ts)
+ * Payloads are data, not Discord messages: the Discord side (src/discord/render/alerts/alerts.ts)
  * turns them into embeds and buttons when the row is sent, so buttons get fresh custom ids
  * from the codec and a rendering fix reaches alerts already queued. See ADR 004.
  */

@@ -57,7 +57,7 @@ export function channelSendBudget(
  * The bot's global limit with no allowance: no more than `perSecond` authenticated requests in
  * any one second, whatever its phase (a sliding window, the strictest shape Discord's undocumented
  * window can have, so a bot that passes here passes there). discord.js's own fixed windows are not
- * enough against it: the bot spaces its requests (src/discord/globalPacer.ts). Interaction
+ * enough against it: the bot spaces its requests (src/discord/outbound/globalPacer.ts). Interaction
  * callbacks and webhooks carry no bot token and are not counted, as on Discord; a refused request
  * takes nothing. Over the limit: 429 with `global: true`, `X-RateLimit-Global: true`,
  * `X-RateLimit-Scope: global`, no per-route headers, and a `retry-after` until the oldest request

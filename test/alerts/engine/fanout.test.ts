@@ -2,7 +2,7 @@
 // armed rules' outcome DMs go first, then ordinary alerts oldest rule first; DM channels are kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AlertSender, SendRequest } from "../../../src/alerts/delivery/sender.ts";
-import { createDiscordAlertSender } from "../../../src/discord/alertSender.ts";
+import { createDiscordAlertSender } from "../../../src/discord/outbound/alertSender.ts";
 import { connectClient, snowflake, textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";
 

@@ -9,7 +9,7 @@ import {
 } from "../../../src/alerts/engine/engine.ts";
 import type { AlertSender } from "../../../src/alerts/delivery/sender.ts";
 import { createKeyVault, type KeyVault } from "../../../src/db/keyVault.ts";
-import { createDiscordAlertSender } from "../../../src/discord/alertSender.ts";
+import { createDiscordAlertSender } from "../../../src/discord/outbound/alertSender.ts";
 import { createLogger, type Logger } from "../../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../../src/market/client.ts";
 import {

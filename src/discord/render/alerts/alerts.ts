@@ -9,15 +9,15 @@ import type {
   OutbidAlert,
   SingleAlert,
   TradeAlert,
-} from "../../alerts/delivery/payload.ts";
-import { safeUserText } from "../../input/parse.ts";
-import { ALERT_ACTIONS, BID_ACTIONS, BUY_ACTIONS, TRADE_ACTIONS, WATCH_ACTIONS } from "../actions.ts";
-import { button, dmIds, row, type ActionRow } from "./button.ts";
+} from "../../../alerts/delivery/payload.ts";
+import { safeUserText } from "../../../input/parse.ts";
+import { ALERT_ACTIONS, BID_ACTIONS, BUY_ACTIONS, TRADE_ACTIONS, WATCH_ACTIONS } from "../../actions.ts";
+import { button, dmIds, row, type ActionRow } from "../button.ts";
 import { autoBuyEmbed, autoBuyLine } from "./autoBuy.ts";
 import { autoAcceptLine, automationMessage, guardDigestLine } from "./automation.ts";
 import { reversalEmbed, reversalLine } from "./reversal.ts";
-import { ADVANCED_ORDER, expressionCode, orderTarget } from "./buyOrders.ts";
-import { embed } from "./embeds.ts";
+import { ADVANCED_ORDER, expressionCode, orderTarget } from "../buyOrders.ts";
+import { embed } from "../embeds.ts";
 import {
   feedGapEmbed,
   gapWindow,
@@ -27,7 +27,7 @@ import {
   weeklyReportEmbed,
   weeklyReportText,
 } from "./notices.ts";
-import { money, relativeTime, truncate } from "./format.ts";
+import { money, relativeTime, truncate } from "../format.ts";
 
 export interface RenderedAlert {
   content?: string;

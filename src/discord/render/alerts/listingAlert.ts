@@ -1,12 +1,12 @@
 // A listing alert as Discord shows it: the listing's figures once, every rule of the user it matched, inspect and screenshot links.
 import type { APIEmbed } from "discord.js";
-import { rulesOf } from "../../alerts/delivery/grouping.ts";
-import type { ListingAlert } from "../../alerts/delivery/payload.ts";
-import { safeUserText } from "../../input/parse.ts";
-import { dealFields } from "./dealFields.ts";
-import { embed } from "./embeds.ts";
-import { money, relativeTime, truncate } from "./format.ts";
-import { itemLinksText } from "./listing.ts";
+import { rulesOf } from "../../../alerts/delivery/grouping.ts";
+import type { ListingAlert } from "../../../alerts/delivery/payload.ts";
+import { safeUserText } from "../../../input/parse.ts";
+import { dealFields } from "../dealFields.ts";
+import { embed } from "../embeds.ts";
+import { money, relativeTime, truncate } from "../format.ts";
+import { itemLinksText } from "../listing.ts";
 
 const name = (text: string) => safeUserText(text, 120);
 

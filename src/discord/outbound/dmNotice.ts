@@ -1,11 +1,11 @@
 // Tells a user, once, in their next interaction reply, that alerts could not be sent to them by DM
 // (closed DMs, or an account install Discord does not let the bot DM): the alerts are kept for
 // `/alerts recent`, never dropped silently (ADR 022).
-import { claimDmNotice, releaseDmNotice } from "../db/repos/users.ts";
-import type { Logger } from "../log.ts";
-import type { BotDeps } from "./deps.ts";
-import { notice } from "./render/embeds.ts";
-import type { Responder } from "./reply.ts";
+import { claimDmNotice, releaseDmNotice } from "../../db/repos/users.ts";
+import type { Logger } from "../../log.ts";
+import type { BotDeps } from "../deps.ts";
+import { notice } from "../render/embeds.ts";
+import type { Responder } from "../reply.ts";
 
 export function dmNoticeText(closedAt: Date): string {
   const since = `<t:${Math.floor(closedAt.getTime() / 1000)}:R>`;
