@@ -14,7 +14,8 @@ import {
 } from "../trading/autoAccept.ts";
 import { dedupeKey, tradeDeadline } from "./content.ts";
 import type { AutoAcceptAlert } from "./payload.ts";
-import type { Db, NewAlert } from "./store.ts";
+import type { Db } from "../db/types.ts";
+import type { NewAlert } from "./store.ts";
 
 export interface AutoAcceptStep {
   /** The trade as it stands after the step (accepted: pending). */

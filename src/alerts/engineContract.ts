@@ -16,7 +16,7 @@ import type { ReconcileResult } from "./reconciler.ts";
 import type { RuleIndex } from "./ruleIndex.ts";
 import type { RuleChange } from "./rules.ts";
 import type { AlertSender } from "./sender.ts";
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 import type { TradeCycleResult } from "./tradePoller.ts";
 
 export interface FeedCycleEvent {

@@ -2,7 +2,8 @@
 import type { Logger } from "../log.ts";
 import { dedupeKey } from "./content.ts";
 import type { FeedGap } from "./feedPoller.ts";
-import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts, type NewAlert } from "./store.ts";
 
 export interface FeedGapDeps {
   prisma: Db;

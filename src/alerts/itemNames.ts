@@ -3,7 +3,7 @@
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { ruleItemNames } from "./ruleStore.ts";
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 
 export interface ItemNameSuggester {
   suggest(

@@ -11,7 +11,8 @@ import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
 import { releaseHeldBack } from "../db/repos/outbox.ts";
 import { enabledRulesWithOwners } from "./ruleStore.ts";
-import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts, type NewAlert } from "./store.ts";
 import { groupInOrder, withOtherRules } from "./grouping.ts";
 
 export interface ListingAlertDeps {

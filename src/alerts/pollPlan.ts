@@ -3,7 +3,7 @@
 // deadline priority; an idle user rarely, oldest-read first, so 10,000 idle users never crowd
 // out the feed or a command.
 import type { Priority } from "../market/scheduler.ts";
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 
 export interface PollCandidate {
   id: number;

@@ -8,7 +8,8 @@ import { isMarketError } from "../market/errors.ts";
 import { isReversal, toLedgerEntry, type LedgerEntry } from "../portfolio/ledgerEntry.ts";
 import { dedupeKey } from "./content.ts";
 import type { ReversalAlert } from "./payload.ts";
-import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts, type NewAlert } from "./store.ts";
 
 /** The newest rollback entries read per user and cycle. */
 const READ_LIMIT = 20;

@@ -6,7 +6,7 @@ import { loadAllEnabledRules } from "../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "./rules.ts";
 import { storedFiltersFast } from "./storedFilters.ts";
 import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince } from "./ruleStore.ts";
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 
 export interface RuleIndex {
   readonly index: MatcherIndex;

@@ -1,6 +1,6 @@
 // The watch-rule reads of the alert engine: the rule index's loads and change probes, the rules
 // behind a listing's matches with their owners, and names for autocomplete.
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 
 /** Enabled rules among `ids`, with what queuing an alert needs to know about their owners. */
 export function enabledRulesWithOwners(prisma: Db, ids: readonly number[]) {

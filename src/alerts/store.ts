@@ -1,12 +1,10 @@
 // Alert persistence on top of src/db/repos, plus the few queries the repositories do not have.
-import type { AlertKind, Destination, Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import type { AlertKind, Destination, Prisma } from "../generated/prisma/client.ts";
 import { insertAlertsWithOutbox } from "../db/repos/alerts.ts";
+import { withTransaction, type Db } from "../db/types.ts";
 import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../db/repos/outbox.ts";
 import { mergeSameListing } from "./grouping.ts";
 import { OutboxPayload, toOutboxPayload, type AlertContent } from "./payload.ts";
-
-export type Db = PrismaClient;
-export type Tx = Prisma.TransactionClient;
 
 export interface NewAlert {
   userId: number;
@@ -36,7 +34,7 @@ export interface NewAlert {
 export async function writeAlerts(
   prisma: Db,
   alerts: readonly NewAlert[],
-  alsoInTx?: (tx: Tx) => Promise<void>,
+  alsoInTx?: (tx: Db) => Promise<void>,
 ): Promise<string[]> {
   if (alerts.length === 0 && alsoInTx === undefined) return [];
   // Parse on the way in: a bad payload should fail the poller that built it, not the sender.
@@ -53,7 +51,7 @@ export async function writeAlerts(
     payload: toOutboxPayload(a.alert) as Prisma.InputJsonValue,
     ...(a.holdMs === undefined ? {} : { holdMs: a.holdMs }),
   }));
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const inserted = rows.length > 0 ? await insertAlertsWithOutbox(tx, rows) : [];
     if (alsoInTx) await alsoInTx(tx);
     return inserted.map((i) => i.dedupeKey);
@@ -107,7 +105,7 @@ export const DIGEST_MAX_ITEMS = 10;
  * workers racing here produce one digest. Returns how many held rows were released.
  */
 export async function releaseHeldAsDigest(prisma: Db, userId: number): Promise<number> {
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const count = await tx.outbox.count({ where: { userId, status: "held" } });
     if (count === 0) return 0;
     // A digest of one is just a worse copy of the alert (no buttons): send the alert itself.
@@ -205,7 +203,7 @@ export function openBidsWithOwners(prisma: Db) {
  * ceiling, status active) is not overwritten by this cycle's view of the old one.
  */
 export async function recordBidState(
-  tx: Tx,
+  tx: Db,
   bid: { id: number; maxPriceCents: bigint },
   seen: {
     status: "active" | "outbid" | "won" | "lost" | "cancelled";
@@ -238,7 +236,7 @@ export async function cancelBidsOnListing(prisma: Db, listingId: string): Promis
  * reminders would only repeat it.
  */
 export async function saveTradeObservation(
-  tx: Tx,
+  tx: Db,
   input: {
     userId: number;
     tradeId: string;
@@ -299,7 +297,7 @@ export function tradesNearingDeadline(prisma: Db, at: Date, horizon: Date) {
 }
 
 /** Counts reminder step `step` as sent; only forward, so two pollers cannot send one step twice. */
-export async function recordReminder(tx: Tx, id: number, step: number, at: Date): Promise<void> {
+export async function recordReminder(tx: Db, id: number, step: number, at: Date): Promise<void> {
   await tx.trackedTrade.updateMany({
     where: { id, remindersSent: { lt: step } },
     data: { remindersSent: step, lastReminderAt: at },

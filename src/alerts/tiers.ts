@@ -7,7 +7,7 @@ import type { Logger } from "../log.ts";
 import { MAX_TIER_NAME } from "./dealFilters.ts";
 import { RuleFilters } from "./ruleFilters.ts";
 import type { RuleChange } from "./rules.ts";
-import type { Db } from "./store.ts";
+import type { Db } from "../db/types.ts";
 
 export const MAX_TIERS_PER_USER = 25;
 /** A tier's seeds become a rule's paint_seeds, so it holds as many as a rule may. */

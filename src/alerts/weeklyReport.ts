@@ -5,7 +5,8 @@ import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import { dedupeKey } from "./content.ts";
 import { isoWeek, summariseMissedDeals, type AlertedDeal } from "./listingFates.ts";
 import { OutboxPayload } from "./payload.ts";
-import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts, type NewAlert } from "./store.ts";
 
 export interface WeeklyReportDeps {
   prisma: Db;

@@ -12,7 +12,7 @@ import { armRule, disarmRules, shadowResults, type ArmMode } from "../db/repos/a
 import { capsOf, type CapsView } from "../spending/guard.ts";
 import { describeFilters } from "../alerts/describeFilters.ts";
 import { RuleFilters } from "../alerts/ruleFilters.ts";
-import type { Db } from "../alerts/store.ts";
+import type { Db } from "../db/types.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;

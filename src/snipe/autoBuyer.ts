@@ -29,7 +29,8 @@ import {
 import { revokeAccount, type KeyOpener } from "../alerts/accounts.ts";
 import { dedupeKey } from "../alerts/content.ts";
 import type { AutoBuyAlert } from "../alerts/payload.ts";
-import { writeAlerts, type Db } from "../alerts/store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts } from "../alerts/store.ts";
 import { dealOf } from "../alerts/deal.ts";
 import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
 import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/ruleFilters.ts";
