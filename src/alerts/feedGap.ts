@@ -2,6 +2,7 @@
 import type { Logger } from "../log.ts";
 import { dedupeKey } from "./content.ts";
 import type { FeedGap } from "./feedPoller.ts";
+import { enabledRuleCountsByOwner } from "../db/repos/ruleReads.ts";
 import type { Db } from "../db/types.ts";
 import { writeAlerts, type NewAlert } from "./store.ts";
 
@@ -24,18 +25,10 @@ const BATCH = 500;
 export async function queueGapNotices(deps: FeedGapDeps, gap: FeedGap): Promise<number> {
   const before = instant(gap.before.createdAt);
   const after = instant(gap.after.createdAt);
-  const owners = await deps.prisma.watchRule.groupBy({
-    by: ["userId"],
-    where: {
-      enabled: true,
-      user: { status: { not: "revoked" }, alertListing: true },
-      ...(before === undefined
-        ? {}
-        : { createdAt: { lte: new Date(before.getTime() + RULE_CLOCK_SLACK_MS) } }),
-    },
-    _count: { _all: true },
-    orderBy: { userId: "asc" },
-  });
+  const owners = await enabledRuleCountsByOwner(
+    deps.prisma,
+    before === undefined ? undefined : new Date(before.getTime() + RULE_CLOCK_SLACK_MS),
+  );
   const alerts: NewAlert[] = owners.map((o) => ({
     userId: o.userId,
     kind: "feed_gap",
@@ -49,7 +42,7 @@ export async function queueGapNotices(deps: FeedGapDeps, gap: FeedGap): Promise<
       ...(after === undefined || after.getTime() <= 0 ? {} : { after: after.toISOString() }),
       ...(before === undefined ? {} : { before: before.toISOString() }),
       reason: gap.reason,
-      ruleCount: o._count._all,
+      ruleCount: o.rules,
     },
   }));
   let queued = 0;
