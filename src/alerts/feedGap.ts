@@ -2,7 +2,7 @@
 import type { Logger } from "../log.ts";
 import { dedupeKey } from "./content.ts";
 import type { FeedGap } from "./feedPoller.ts";
-import { enabledRuleCountsByOwner } from "../db/repos/ruleReads.ts";
+import { enabledRuleCountsByOwner } from "../db/repos/rules.ts";
 import type { Db } from "../db/types.ts";
 import { writeAlerts, type NewAlert } from "./store.ts";
 

@@ -8,7 +8,7 @@ import { isMarketError } from "../market/errors.ts";
 import { isReversal, toLedgerEntry, type LedgerEntry } from "../portfolio/ledgerEntry.ts";
 import { dedupeKey } from "./content.ts";
 import type { ReversalAlert } from "./payload.ts";
-import { existingDedupeKeys } from "../db/repos/alertReads.ts";
+import { existingDedupeKeys } from "../db/repos/alerts.ts";
 import type { Db } from "../db/types.ts";
 import { writeAlerts, type NewAlert } from "./store.ts";
 

@@ -1,6 +1,6 @@
 // The watch-rule reads of the alert engine (the rule index's loads and change probes, the rules
 // behind a listing's matches with their owners, names for autocomplete): the queries live in
-// src/db/repos/ruleReads.ts, re-exported here for the engine's modules.
+// src/db/repos/rules.ts, re-exported here for the engine's modules.
 export {
   enabledRuleIds,
   enabledRulesWithOwners,
@@ -8,4 +8,4 @@ export {
   ruleNamesLike,
   ruleSnapshot,
   rulesUpdatedSince,
-} from "../db/repos/ruleReads.ts";
+} from "../db/repos/rules.ts";

@@ -9,7 +9,7 @@ import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../db/r
 import { recordFill, releaseClosedOrders } from "../spending/guard.ts";
 import { readMyBuyOrders } from "../market/pagination.ts";
 import { listOpenTrades, usersWhoseTradesMayBeReversed } from "../db/repos/trades.ts";
-import { dedupeKeysStartingWith } from "../db/repos/alertReads.ts";
+import { dedupeKeysStartingWith } from "../db/repos/alerts.ts";
 import { createPollPlanner, pollNeeds, REVERSIBLE_FOR_MS, type PlannedPoll } from "./pollPlan.ts";
 import { autoAcceptFor } from "./autoAcceptStep.ts";
 import { pollReversals } from "./reversals.ts";

@@ -1,6 +1,6 @@
 // The weekly missed-deal DM: per user, the week's listing alerts, how many got away and what they would have netted.
 import { listingsBoughtBy } from "../db/repos/purchases.ts";
-import { listingAlertsBetween } from "../db/repos/alertReads.ts";
+import { listingAlertsBetween } from "../db/repos/alerts.ts";
 import type { Logger } from "../log.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import { dedupeKey } from "./content.ts";

@@ -9,7 +9,7 @@ import {
   sendingLeaseUntil,
   userKeyState,
   type ErasedKind,
-} from "../db/repos/userData.ts";
+} from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 import { withTransaction } from "../db/types.ts";
 import type { Logger } from "../log.ts";

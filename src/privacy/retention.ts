@@ -1,6 +1,6 @@
 // How long each kind of record lives, and the prune the leader runs (PRIVACY.md "How long").
 import type { Config } from "../config/index.ts";
-import { pruneOlderThan, type PrunedRows } from "../db/repos/retention.ts";
+import { pruneOlderThan, type PrunedRows } from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 
 const DAY_MS = 24 * 60 * 60_000;

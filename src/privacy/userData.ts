@@ -1,7 +1,7 @@
 // Everything the bot stores about one user, read as plain data: the export's content and the
 // delete's inventory. Each section names the table it comes from (a test holds this list against
 // every table of the database that can hold a user's data).
-import { readUserRows } from "../db/repos/userData.ts";
+import { readUserRows } from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 
 /** Export section -> the table it reads. `account` is the users row itself. */

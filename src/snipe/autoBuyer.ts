@@ -16,7 +16,7 @@ import {
   type ArmMode,
   type AutoBuyOutcome,
 } from "../db/repos/autoBuys.ts";
-import { ruleWithOwner } from "../db/repos/ruleReads.ts";
+import { ruleWithOwner } from "../db/repos/rules.ts";
 import type { UserRecord } from "../db/repos/users.ts";
 import {
   capsOf,
