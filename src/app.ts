@@ -9,7 +9,7 @@ import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";
 import { createKeyVault, resolveEncryptionKey, type KeyVault } from "./db/keyVault.ts";
 import { assertStoredKeysReadable, upgradeStoredKeys } from "./db/rotateKey.ts";
-import { readInventory } from "./db/repos/inventory.ts";
+import { ping, readInventory } from "./db/repos/inventory.ts";
 import { depth as outboxDepth } from "./db/repos/outbox.ts";
 import type { CommandModule } from "./discord/command.ts";
 import { alertEngineService } from "./discord/outbound/alertSender.ts";
@@ -117,7 +117,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
     const database = overrides.database ?? (await openDatabase({ config, logger }));
     if (!overrides.database) closers.push({ name: "database", close: () => database.close() });
     metrics.watchOutbox(() => outboxDepth(database.prisma));
-    metrics.watchDatabase(() => database.prisma.$queryRaw`SELECT 1`);
+    metrics.watchDatabase(() => ping(database.prisma));
     metrics.watchInventory(() => readInventory(database.prisma));
 
     const encryption = await resolveEncryptionKey(config, logger);

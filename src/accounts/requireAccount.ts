@@ -1,9 +1,10 @@
 // The gate for every command that acts with the user's key: linked, not revoked, readable.
 import { KeyVaultError } from "../db/errors.ts";
-import { getUserByDiscordId, type UserRecord } from "../db/repos/users.ts";
+import type { UserRecord } from "../db/repos/users.ts";
 import { UserFacingError } from "../errors.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { AccountDeps } from "./deps.ts";
+import { requireLinkedUser } from "./requireLinkedUser.ts";
 
 export interface LinkedUser {
   readonly user: UserRecord;
@@ -18,16 +19,15 @@ export async function requireAccount(
   deps: Pick<AccountDeps, "prisma" | "vault" | "market">,
   discordUserId: string,
 ): Promise<LinkedUser> {
-  const user = await getUserByDiscordId(deps.prisma, discordUserId);
-  if (!user || user.encryptedKey === null || user.status === "unlinked") {
-    throw new UserFacingError("not_linked", NOT_LINKED);
-  }
-  if (user.status === "revoked") {
-    throw new UserFacingError(
-      "key_revoked",
-      "Your marketplace key was rejected (it may have been revoked). Run `/account link` with a new key.",
-    );
-  }
+  const user = await requireLinkedUser(
+    deps.prisma,
+    { discordId: discordUserId },
+    {
+      notLinked: NOT_LINKED,
+      revoked:
+        "Your marketplace key was rejected (it may have been revoked). Run `/account link` with a new key.",
+    },
+  );
   let key: string;
   try {
     key = deps.vault.decrypt(user.encryptedKey, user.id);

@@ -9,8 +9,8 @@ import {
   type AutoAcceptSettings,
 } from "../db/repos/autoAccept.ts";
 import type { Db } from "../db/types.ts";
-import { invalidOption, UserFacingError } from "../errors.ts";
-import { getUserById } from "../db/repos/users.ts";
+import { invalidOption } from "../errors.ts";
+import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
@@ -37,10 +37,7 @@ export async function setAutoAccept(
   const item = input.itemContains?.trim();
   if (item !== undefined && (item === "" || item.length > MAX_ITEM_TEXT))
     throw invalidOption("item", `give part of the item's name, at most ${MAX_ITEM_TEXT} characters`);
-  const user = input.enabled ? await getUserById(prisma, input.userId) : null;
-  if (input.enabled && (user === null || user.status !== "active" || user.encryptedKey === null)) {
-    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
-  }
+  const user = input.enabled ? await requireLinkedUser(prisma, input.userId) : null;
   return saveAutoAccept(
     prisma,
     input.userId,

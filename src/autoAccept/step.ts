@@ -14,7 +14,8 @@ import {
 } from "./settings.ts";
 import { dedupeKey, tradeDeadline } from "../alerts/delivery/content.ts";
 import type { AutoAcceptAlert } from "../alerts/delivery/payload.ts";
-import type { Db, NewAlert } from "../alerts/delivery/store.ts";
+import type { Db } from "../db/types.ts";
+import type { NewAlert } from "../alerts/delivery/store.ts";
 
 export interface AutoAcceptStep {
   /** The trade as it stands after the step (accepted: pending). */

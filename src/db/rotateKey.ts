@@ -16,7 +16,7 @@ import {
   writeKeyFile,
   type KeyVault,
 } from "./keyVault.ts";
-import { listUsersNotOnKey, replaceEncryptedKey } from "./repos/users.ts";
+import { listUsersNotOnKey, replaceEncryptedKey, storedKeyCounts } from "./repos/users.ts";
 import type { Db } from "./types.ts";
 import path from "node:path";
 
@@ -169,8 +169,7 @@ async function storedNextKey(config: Pick<Config, "dataDir">, log: Logger): Prom
  * naming the key and the fix, rather than fail on every poll. Returns the number of rows checked.
  */
 export async function assertStoredKeysReadable(db: Db, vault: KeyVault): Promise<number> {
-  const rows = await db.$queryRaw<{ key_id: string | null; n: bigint }[]>`
-    SELECT key_id, count(*)::bigint AS n FROM users WHERE encrypted_key IS NOT NULL GROUP BY key_id`;
+  const rows = await storedKeyCounts(db);
   const unknown = rows.filter((r) => r.key_id === null || !vault.knownKeyIds.includes(r.key_id));
   if (unknown.length > 0) {
     const list = unknown

@@ -4,6 +4,9 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 /** Either the client or an interactive transaction: repositories work inside both. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+/** A JSON value as a repository stores it (outbox payloads, rule filters). */
+export type JsonValue = Prisma.InputJsonValue;
+
 /** BIGINT cents from the database as a plain number (exact up to 2^53, ~90 trillion dollars). */
 export function centsFromDb(value: bigint): number {
   const n = Number(value);

@@ -1,5 +1,5 @@
 // What a guard step needs: the database, a log, the clock; the market API comes per user.
-import type { Db } from "../alerts/delivery/store.ts";
+import type { Db } from "../db/types.ts";
 import type { GuardRecord } from "../db/repos/guards.ts";
 import { eventsInLastDay, recordGuardEvent } from "../db/repos/guards.ts";
 import type { Logger } from "../log.ts";

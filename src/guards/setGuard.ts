@@ -5,7 +5,7 @@ import { saveGuard, turnGuardOff, type GuardKind, type GuardRecord } from "../db
 import { invalidOption, UserFacingError } from "../errors.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { capsOf } from "../spending/guard.ts";
-import { getUserById } from "../db/repos/users.ts";
+import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
 import { findMyOrder } from "../trading/buyOrders.ts";
 import type { TradingDeps } from "../trading/deps.ts";
 import { MIN_LISTING_PRICE } from "../trading/selling.ts";
@@ -116,11 +116,7 @@ export async function setListingGuard(
 
 /** The account a guard is set on: it stops if another is linked. */
 async function linkGenerationOf(db: Db, userId: number): Promise<number> {
-  const user = await getUserById(db, userId);
-  if (user === null || user.status !== "active" || user.encryptedKey === null) {
-    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
-  }
-  return user.linkGeneration;
+  return (await requireLinkedUser(db, userId)).linkGeneration;
 }
 
 const NOUN: Record<GuardKind, string> = { buy_order: "order", listing: "listing" };

@@ -1,5 +1,15 @@
 // /account delete and `npm run db:forget-user`: stop the user's automation, then erase every row of theirs.
-import type { Prisma } from "../generated/prisma/client.ts";
+import {
+  countUserRows,
+  databaseTimeReached,
+  eraseUser,
+  lockUserByDiscordId,
+  purchasesInFlight,
+  runningForUser,
+  sendingLeaseUntil,
+  userKeyState,
+  type ErasedKind,
+} from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 import { withTransaction } from "../db/types.ts";
 import type { Logger } from "../log.ts";
@@ -21,20 +31,7 @@ export interface DeletePreview {
   };
 }
 
-export type ErasedKind =
-  | "watchRules"
-  | "seedTiers"
-  | "alerts"
-  | "outbox"
-  | "trackedBids"
-  | "trackedTrades"
-  | "trackedBuyOrders"
-  | "purchases"
-  | "drafts"
-  | "autoBuys"
-  | "autoAccepts"
-  | "guards"
-  | "guardEvents";
+export type { ErasedKind };
 
 export type DeleteResult =
   | { readonly deleted: false }
@@ -56,82 +53,24 @@ export interface DeleteDeps {
   readonly pollMs?: number;
 }
 
-const QUEUED = { in: ["pending", "sending", "held"] } satisfies Prisma.OutboxWhereInput["status"];
-
 /** What a delete would erase and stop; undefined when nothing is stored about the user. */
 export async function previewDelete(db: Db, discordUserId: string): Promise<DeletePreview | undefined> {
-  const user = await db.user.findUnique({
-    where: { discordId: discordUserId },
-    select: { id: true, encryptedKey: true },
-  });
-  if (user === null) return undefined;
-  const userId = user.id;
-  const mine = { where: { userId } };
-  const [erase, armedRules, activeGuards, autoAccept, queuedAlerts] = await Promise.all([
-    countRows(db, userId),
-    db.watchRule.count({ where: { userId, armMode: { not: null } } }),
-    db.guard.count({ where: { userId, status: "active" } }),
-    db.autoAcceptSetting.count({ where: { userId, enabled: true } }),
-    db.outbox.count({ where: { ...mine.where, status: QUEUED } }),
+  const user = await userKeyState(db, discordUserId);
+  if (user === undefined) return undefined;
+  const [erase, running] = await Promise.all([
+    countUserRows(db, user.userId),
+    runningForUser(db, user.userId),
   ]);
   return {
     erase,
     stop: {
-      keyLinked: user.encryptedKey !== null,
-      armedRules,
-      activeGuards,
-      autoAccept: autoAccept > 0,
+      keyLinked: user.keyLinked,
+      armedRules: running.armedRules,
+      activeGuards: running.activeGuards,
+      autoAccept: running.autoAccept,
       tracked: erase.trackedBids + erase.trackedTrades + erase.trackedBuyOrders,
-      queuedAlerts,
+      queuedAlerts: running.queuedAlerts,
     },
-  };
-}
-
-async function countRows(db: Db, userId: number): Promise<Record<ErasedKind, number>> {
-  const mine = { where: { userId } };
-  const [
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
-  ] = await Promise.all([
-    db.watchRule.count(mine),
-    db.seedTier.count(mine),
-    db.alertLog.count(mine),
-    db.outbox.count(mine),
-    db.trackedBid.count(mine),
-    db.trackedTrade.count(mine),
-    db.trackedBuyOrder.count(mine),
-    db.purchase.count(mine),
-    db.draft.count(mine),
-    db.autoBuy.count(mine),
-    db.autoAccept.count(mine),
-    db.guard.count(mine),
-    db.guardEvent.count(mine),
-  ]);
-  return {
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
   };
 }
 
@@ -154,24 +93,18 @@ export async function deleteUserData(
   let outcome: Erased | undefined;
   for (;;) {
     const attempt = await withTransaction(deps.prisma, async (tx) => {
-      const locked = await tx.$queryRaw<{ id: number }[]>`
-        SELECT id FROM users WHERE discord_id = ${input.discordUserId} FOR UPDATE`;
-      const userId = locked[0]?.id;
+      const userId = await lockUserByDiscordId(tx, input.discordUserId);
       if (userId === undefined) return undefined;
       const stopped = await stopBeforeErase(tx, userId);
       // A purchase already sent (its commitment reserved, its answer not back) finishes first:
       // the stop is committed, nothing new starts, and the answer is recorded before the erase.
-      const [inFlight] = await tx.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM purchases
-         WHERE user_id = ${userId} AND status = 'pending' AND created_at > now() - interval '2 minutes'`;
-      if ((inFlight?.n ?? 0) > 0 && Date.now() < deadline) return { stopped, wait: true as const };
+      if ((await purchasesInFlight(tx, userId)) > 0 && Date.now() < deadline) {
+        return { stopped, wait: true as const };
+      }
       // A delivery worker may be sending one of their messages right now, outside any transaction.
-      const [sending] = await tx.$queryRaw<{ until: Date | null }[]>`
-        SELECT max(locked_until) AS until FROM outbox
-         WHERE user_id = ${userId} AND status = 'sending' AND locked_until > now()`;
-      const erased = await eraseRows(tx, userId);
-      await tx.user.delete({ where: { id: userId } });
-      return { stopped, wait: false as const, erased, inFlightUntil: sending?.until ?? null };
+      const inFlightUntil = await sendingLeaseUntil(tx, userId);
+      const erased = await eraseUser(tx, userId);
+      return { stopped, wait: false as const, erased, inFlightUntil };
     });
     if (attempt === undefined) break;
     stops.push(attempt.stopped);
@@ -210,40 +143,6 @@ function sumStops(stops: readonly StoppedAutomation[]): StoppedAutomation {
   };
 }
 
-/** Children first, each counted; the users row's cascade then catches anything a new table adds. */
-async function eraseRows(tx: Prisma.TransactionClient, userId: number): Promise<Record<ErasedKind, number>> {
-  const mine = { where: { userId } };
-  const guardEvents = (await tx.guardEvent.deleteMany(mine)).count;
-  const guards = (await tx.guard.deleteMany(mine)).count;
-  const autoAccepts = (await tx.autoAccept.deleteMany(mine)).count;
-  await tx.autoAcceptSetting.deleteMany(mine);
-  const autoBuys = (await tx.autoBuy.deleteMany(mine)).count;
-  const drafts = (await tx.draft.deleteMany(mine)).count;
-  const purchases = (await tx.purchase.deleteMany(mine)).count;
-  const trackedBids = (await tx.trackedBid.deleteMany(mine)).count;
-  const trackedTrades = (await tx.trackedTrade.deleteMany(mine)).count;
-  const trackedBuyOrders = (await tx.trackedBuyOrder.deleteMany(mine)).count;
-  const outbox = (await tx.outbox.deleteMany(mine)).count;
-  const alerts = (await tx.alertLog.deleteMany(mine)).count;
-  const seedTiers = (await tx.seedTier.deleteMany(mine)).count;
-  const watchRules = (await tx.watchRule.deleteMany(mine)).count;
-  return {
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
-  };
-}
-
 /**
  * A worker that claimed one of the user's messages either sends it within its lease or, late in a
  * long pass, renews the lease first, which fails now that the row is gone: once the lease has run
@@ -253,8 +152,7 @@ async function waitOutLeases(deps: DeleteDeps, until: Date): Promise<void> {
   const deadline = Date.now() + (deps.inFlightWaitMs ?? 60_000);
   const pollMs = deps.pollMs ?? 200;
   while (Date.now() < deadline) {
-    const [row] = await deps.prisma.$queryRaw<{ passed: boolean }[]>`SELECT now() >= ${until} AS passed`;
-    if (row?.passed === true) return;
+    if (await databaseTimeReached(deps.prisma, until)) return;
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }

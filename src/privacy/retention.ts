@@ -1,5 +1,6 @@
 // How long each kind of record lives, and the prune the leader runs (PRIVACY.md "How long").
 import type { Config } from "../config/index.ts";
+import { pruneOlderThan, type PrunedRows } from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -51,14 +52,7 @@ export function retentionFromConfig(config: Partial<RetentionConfig>): Retention
   };
 }
 
-export interface PruneResult {
-  alertLog: number;
-  outbox: number;
-  fates: number;
-  guardEvents: number;
-  autoBuys: number;
-  drafts: number;
-}
+export type PruneResult = PrunedRows;
 
 /**
  * Deletes (or, for fates, clears) every record older than its kind's retention, by the database's
@@ -67,29 +61,12 @@ export interface PruneResult {
  */
 export async function pruneExpired(db: Db, policy: RetentionPolicy): Promise<PruneResult> {
   const days = (n: number) => n * DAY_MS;
-  // The outbox first: its sent rows point at alert rows the next statement may delete.
-  const outbox = await db.$executeRaw`
-    DELETE FROM outbox
-     WHERE status IN ('sent', 'failed')
-       AND created_at < now() - ${days(policy.outboxDays)}::bigint * interval '1 millisecond'`;
-  // An alert whose message still waits in the outbox stays until it is delivered or given up.
-  const alertLog = await db.$executeRaw`
-    DELETE FROM alert_log a
-     WHERE a.created_at < now() - ${days(policy.alertLogDays)}::bigint * interval '1 millisecond'
-       AND NOT EXISTS (SELECT 1 FROM outbox o
-                        WHERE o.alert_id = a.id AND o.status IN ('pending', 'sending', 'held'))`;
-  const fates = await db.$executeRaw`
-    UPDATE alert_log SET gone_at = NULL, gone_state = NULL
-     WHERE gone_at < now() - ${days(policy.fatesDays)}::bigint * interval '1 millisecond'`;
-  const guardEvents = await db.$executeRaw`
-    DELETE FROM guard_events
-     WHERE at < now() - ${days(policy.guardEventsDays)}::bigint * interval '1 millisecond'`;
-  const autoBuys = await db.$executeRaw`
-    DELETE FROM auto_buys
-     WHERE outcome NOT IN ('pending', 'unknown')
-       AND created_at < now() - ${days(policy.autoBuysDays)}::bigint * interval '1 millisecond'`;
-  const drafts = await db.$executeRaw`
-    DELETE FROM drafts
-     WHERE expires_at < now() - ${days(policy.draftsDays)}::bigint * interval '1 millisecond'`;
-  return { alertLog, outbox, fates, guardEvents, autoBuys, drafts };
+  return pruneOlderThan(db, {
+    alertLogMs: days(policy.alertLogDays),
+    outboxMs: days(policy.outboxDays),
+    fatesMs: days(policy.fatesDays),
+    guardEventsMs: days(policy.guardEventsDays),
+    autoBuysMs: days(policy.autoBuysDays),
+    draftsMs: days(policy.draftsDays),
+  });
 }

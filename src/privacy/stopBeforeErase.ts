@@ -1,7 +1,7 @@
 // Stops a user's automation (armed rules, guards, auto-accept) inside the transaction that erases
 // them: the same stop as unlink and Stop everything (src/db/repos/automation.ts), shadow arming too.
-import type { Prisma } from "../generated/prisma/client.ts";
 import { stopAutomationRows } from "../db/repos/automation.ts";
+import type { Db } from "../db/types.ts";
 
 export interface StoppedAutomation {
   /** Armed watch rules disarmed (shadow or live). */
@@ -17,10 +17,7 @@ export interface StoppedAutomation {
  * user's row lock (taken here if the caller has not), so a purchase reservation, which locks the
  * same row, is decided before or after, never beside; an armed claim after commit finds no rule.
  */
-export async function stopBeforeErase(
-  tx: Prisma.TransactionClient,
-  userId: number,
-): Promise<StoppedAutomation> {
+export async function stopBeforeErase(tx: Db, userId: number): Promise<StoppedAutomation> {
   const stopped = await stopAutomationRows(tx, userId, { shadow: true, reason: "account deleted" });
   return { armedRules: stopped.rules.length, guards: stopped.guards.length, autoAccept: stopped.autoAccept };
 }

@@ -1,6 +1,7 @@
 // Everything the bot stores about one user, read as plain data: the export's content and the
 // delete's inventory. Each section names the table it comes from (a test holds this list against
 // every table of the database that can hold a user's data).
+import { readUserRows } from "../db/repos/privacy.ts";
 import type { Db } from "../db/types.ts";
 
 /** Export section -> the table it reads. `account` is the users row itself. */
@@ -43,62 +44,30 @@ export function describeKey(fingerprint: string | null, linked: boolean): string
 
 /** Reads every row of the user's; undefined when nothing is stored about them. */
 export async function readUserData(db: Db, discordId: string): Promise<UserData | undefined> {
-  const user = await db.user.findUnique({ where: { discordId } });
-  if (user === null) return undefined;
-  const { encryptedKey, keyId: _keyId, keyFingerprint, ...profile } = user;
-  const userId = user.id;
-  const mine = { where: { userId }, orderBy: { id: "asc" } } as const;
-  const [
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAcceptSetting,
-    autoAccepts,
-    guards,
-    guardEvents,
-  ] = await Promise.all([
-    db.watchRule.findMany(mine),
-    db.seedTier.findMany(mine),
-    db.alertLog.findMany(mine),
-    db.outbox.findMany(mine),
-    db.trackedBid.findMany(mine),
-    db.trackedTrade.findMany(mine),
-    db.trackedBuyOrder.findMany(mine),
-    db.purchase.findMany(mine),
-    db.draft.findMany({ where: { userId }, orderBy: { createdAt: "asc" } }),
-    db.autoBuy.findMany(mine),
-    db.autoAcceptSetting.findUnique({ where: { userId } }),
-    db.autoAccept.findMany(mine),
-    db.guard.findMany(mine),
-    db.guardEvent.findMany(mine),
-  ]);
+  const rows = await readUserRows(db, discordId);
+  if (rows === undefined) return undefined;
+  const { encryptedKey, keyId: _keyId, keyFingerprint, ...profile } = rows.user;
+  const { lists } = rows;
   return {
     account: {
       ...plain(profile),
       key: describeKey(keyFingerprint, encryptedKey !== null),
     },
-    autoAcceptSetting: autoAcceptSetting === null ? null : plain(autoAcceptSetting),
+    autoAcceptSetting: rows.autoAcceptSetting === null ? null : plain(rows.autoAcceptSetting),
     lists: {
-      watchRules: watchRules.map(plain),
-      seedTiers: seedTiers.map(plain),
-      alerts: alerts.map(plain),
-      outbox: outbox.map(plain),
-      trackedBids: trackedBids.map(plain),
-      trackedTrades: trackedTrades.map(plain),
-      trackedBuyOrders: trackedBuyOrders.map(plain),
-      purchases: purchases.map(plain),
-      drafts: drafts.map(plain),
-      autoBuys: autoBuys.map(plain),
-      autoAccepts: autoAccepts.map(plain),
-      guards: guards.map(plain),
-      guardEvents: guardEvents.map(plain),
+      watchRules: lists.watchRules.map(plain),
+      seedTiers: lists.seedTiers.map(plain),
+      alerts: lists.alerts.map(plain),
+      outbox: lists.outbox.map(plain),
+      trackedBids: lists.trackedBids.map(plain),
+      trackedTrades: lists.trackedTrades.map(plain),
+      trackedBuyOrders: lists.trackedBuyOrders.map(plain),
+      purchases: lists.purchases.map(plain),
+      drafts: lists.drafts.map(plain),
+      autoBuys: lists.autoBuys.map(plain),
+      autoAccepts: lists.autoAccepts.map(plain),
+      guards: lists.guards.map(plain),
+      guardEvents: lists.guardEvents.map(plain),
     },
   };
 }

@@ -12,7 +12,8 @@ import { armRule, disarmRules, shadowResults, type ArmMode } from "../db/repos/a
 import { capsOf, type CapsView } from "../spending/guard.ts";
 import { describeFilters } from "../alerts/rules/describeFilters.ts";
 import { RuleFilters } from "../alerts/rules/ruleFilters.ts";
-import type { Db } from "../alerts/delivery/store.ts";
+import type { Db } from "../db/types.ts";
+import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;
@@ -124,13 +125,15 @@ export async function armShadow(
   return { ...target, armMode: "shadow", maxBuys };
 }
 
-function requireLiveAccount(user: UserRecord | null): UserRecord {
-  if (user === null || user.status !== "active" || user.encryptedKey === null) {
-    throw new UserFacingError(
-      "not_linked",
-      "Live auto-buy buys with your marketplace account: link it first with /account link. Shadow mode needs no key.",
-    );
-  }
+async function requireLiveAccount(db: Db, discordId: string): Promise<UserRecord> {
+  const user = await requireLinkedUser(
+    db,
+    { discordId },
+    {
+      notLinked:
+        "Live auto-buy buys with your marketplace account: link it first with /account link. Shadow mode needs no key.",
+    },
+  );
   if (user.settings.dailyCapCents === null) {
     throw new UserFacingError(
       "spend_cap",
@@ -146,7 +149,7 @@ export async function quoteLiveArm(
   input: { discordId: string; rule: string; maxBuys: number },
 ): Promise<LiveArmQuote> {
   const maxBuys = requireMaxBuys(input.maxBuys);
-  const user = requireLiveAccount(await getUserByDiscordId(deps.prisma, input.discordId));
+  const user = await requireLiveAccount(deps.prisma, input.discordId);
   const target = await findRuleFor(deps.prisma, input.discordId, input.rule);
   const filters = target.filters;
   refuseAuctionsOnly(filters);
@@ -180,7 +183,7 @@ export async function armLive(
   deps: ArmingDeps,
   input: LiveArmConfirmation & { discordId: string },
 ): Promise<ArmTarget & { maxBuys: number }> {
-  const user = requireLiveAccount(await getUserByDiscordId(deps.prisma, input.discordId));
+  const user = await requireLiveAccount(deps.prisma, input.discordId);
   if (user.linkGeneration !== input.linkGeneration) {
     throw new UserFacingError(
       "conflict",

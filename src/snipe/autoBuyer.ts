@@ -16,7 +16,8 @@ import {
   type ArmMode,
   type AutoBuyOutcome,
 } from "../db/repos/autoBuys.ts";
-import { toUserRecord, type UserRecord } from "../db/repos/users.ts";
+import { ruleWithOwner } from "../db/repos/rules.ts";
+import type { UserRecord } from "../db/repos/users.ts";
 import {
   capsOf,
   checkWithinCaps,
@@ -29,7 +30,8 @@ import {
 import { revokeAccount, type KeyOpener } from "../alerts/accountPollers/accounts.ts";
 import { dedupeKey } from "../alerts/delivery/content.ts";
 import type { AutoBuyAlert } from "../alerts/delivery/payload.ts";
-import { writeAlerts, type Db } from "../alerts/delivery/store.ts";
+import type { Db } from "../db/types.ts";
+import { writeAlerts } from "../alerts/delivery/store.ts";
 import { dealOf } from "../alerts/rules/deal.ts";
 import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
 import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/rules/ruleFilters.ts";
@@ -73,8 +75,8 @@ export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}
 
 /** Reads one rule's name and the owner's user row (one query): both are needed for every match. */
 async function ruleAndOwner(db: Db, ruleId: number) {
-  const row = await db.watchRule.findUnique({ where: { id: ruleId }, include: { user: true } });
-  if (row === null) return undefined;
+  const row = await ruleWithOwner(db, ruleId);
+  if (row === undefined) return undefined;
   const confirmed = row.armFilters === null ? undefined : RuleFilters.safeParse(row.armFilters);
   return {
     rule: {
@@ -84,7 +86,7 @@ async function ruleAndOwner(db: Db, ruleId: number) {
       /** The filters the live confirmation showed (undefined: none stored, so nothing is bought). */
       confirmedFilters: confirmed?.success === true ? confirmed.data : undefined,
     },
-    user: toUserRecord(row.user),
+    user: row.user,
   };
 }
 

@@ -6,7 +6,8 @@ import { markRevoked, markRevokedNotified } from "../../db/repos/users.ts";
 import { stopAutomationRows } from "../../db/repos/automation.ts";
 import { describeStopped } from "../../automation/describe.ts";
 import { dedupeKey } from "../delivery/content.ts";
-import { writeAlerts, type Db } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
+import { writeAlerts } from "../delivery/store.ts";
 
 /** Opens a stored (encrypted) key of that user row; the composition root passes the key vault's decrypt. */
 export type KeyOpener = (encryptedKey: string, userId: number) => string;

@@ -3,7 +3,12 @@
 // deadline priority; an idle user rarely, oldest-read first, so 10,000 idle users never crowd
 // out the feed or a command.
 import type { Priority } from "../../market/scheduler.ts";
-import type { Db } from "../delivery/store.ts";
+import {
+  openTradeDeadlines,
+  usersWithBidsEndingBy,
+  usersWithTradesVerifiedSince,
+} from "../../db/repos/pollers.ts";
+import type { Db } from "../../db/types.ts";
 
 export interface PollCandidate {
   id: number;
@@ -160,19 +165,11 @@ export const REVERSIBLE_FOR_MS = 7 * 24 * 60 * 60_000;
 export async function pollNeeds(prisma: Db, at: Date): Promise<{ urgent: Set<number>; hot: Set<number> }> {
   const soon = new Date(at.getTime() + 60 * 60_000);
   const [trades, reversible, bids] = await Promise.all([
-    prisma.trackedTrade.findMany({ where: { closedAt: null }, select: { userId: true, expiresAt: true } }),
+    openTradeDeadlines(prisma),
     // A trade verified lately can still be reversed: its reversal alert should not wait (ADR 020).
-    prisma.trackedTrade.findMany({
-      where: { lastKnownState: "verified", closedAt: { gte: new Date(at.getTime() - REVERSIBLE_FOR_MS) } },
-      select: { userId: true },
-      distinct: ["userId"],
-    }),
+    usersWithTradesVerifiedSince(prisma, new Date(at.getTime() - REVERSIBLE_FOR_MS)),
     // A bid matters to the trade poller when its auction is about to end (a win opens a trade).
-    prisma.trackedBid.findMany({
-      where: { status: "active", OR: [{ expiresAt: null }, { expiresAt: { lte: soon } }] },
-      select: { userId: true },
-      distinct: ["userId"],
-    }),
+    usersWithBidsEndingBy(prisma, soon),
   ]);
   const urgent = new Set<number>();
   const hot = new Set<number>();

@@ -9,6 +9,7 @@ import {
   commitmentStands,
 } from "../../spending/guard.ts";
 import { listOpen, listUnsettled } from "../../db/repos/purchases.ts";
+import { keyedUsersByIds } from "../../db/repos/pollers.ts";
 import { isMarketError } from "../../market/errors.ts";
 import type { MarketApi } from "../../market/client.ts";
 import type { Listing, Trade } from "../../market/schemas.ts";
@@ -267,10 +268,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
         ...(await listOpen(deps.prisma, "offer")),
       ];
       if (due.length === 0) return result;
-      const users = await deps.prisma.user.findMany({
-        where: { id: { in: [...new Set(due.map((c) => c.userId))] } },
-        select: { id: true, discordId: true, platformId: true, linkedAt: true, encryptedKey: true },
-      });
+      const users = await keyedUsersByIds(deps.prisma, [...new Set(due.map((c) => c.userId))]);
       const byId = new Map(users.map((u) => [u.id, u]));
       for (const c of due) {
         const user = byId.get(c.userId);

@@ -8,7 +8,9 @@ import { isMarketError } from "../../market/errors.ts";
 import { isReversal, toLedgerEntry, type LedgerEntry } from "../../portfolio/ledgerEntry.ts";
 import { dedupeKey } from "../delivery/content.ts";
 import type { ReversalAlert } from "../delivery/payload.ts";
-import { writeAlerts, type Db, type NewAlert } from "../delivery/store.ts";
+import { existingDedupeKeys } from "../../db/repos/alerts.ts";
+import type { Db } from "../../db/types.ts";
+import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 
 /** The newest rollback entries read per user and cycle. */
 const READ_LIMIT = 20;
@@ -65,14 +67,7 @@ export async function pollReversals(
   if (candidates.length === 0) return 0;
   // Already alerted entries cost no further reads (the dedupe key would skip them anyway).
   const keys = candidates.map((e) => dedupeKey.reversal(user.id, e.id));
-  const known = new Set(
-    (
-      await deps.prisma.alertLog.findMany({
-        where: { dedupeKey: { in: keys } },
-        select: { dedupeKey: true },
-      })
-    ).map((r) => r.dedupeKey),
-  );
+  const known = new Set(await existingDedupeKeys(deps.prisma, keys));
   const alerts: NewAlert[] = [];
   for (const e of candidates.reverse()) {
     const key = dedupeKey.reversal(user.id, e.id);

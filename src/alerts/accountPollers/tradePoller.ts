@@ -9,6 +9,7 @@ import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../../d
 import { recordFill, releaseClosedOrders } from "../../spending/guard.ts";
 import { readMyBuyOrders } from "../../market/pagination.ts";
 import { listOpenTrades, usersWhoseTradesMayBeReversed } from "../../db/repos/trades.ts";
+import { dedupeKeysStartingWith } from "../../db/repos/alerts.ts";
 import { createPollPlanner, pollNeeds, REVERSIBLE_FOR_MS, type PlannedPoll } from "./pollPlan.ts";
 import { autoAcceptFor } from "../../autoAccept/step.ts";
 import { pollReversals } from "./reversals.ts";
@@ -114,12 +115,14 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
   /** Which arrival at `state` this is for the trade: 1 + the arrivals already alerted. */
   async function arrivalAt(userId: number, tradeId: string, state: string): Promise<number> {
     const base = dedupeKey.trade(userId, tradeId, state);
-    const rows = await opts.prisma.alertLog.findMany({
-      where: { userId, kind: "trade", subjectId: tradeId, dedupeKey: { startsWith: base } },
-      select: { dedupeKey: true },
+    const keys = await dedupeKeysStartingWith(opts.prisma, {
+      userId,
+      kind: "trade",
+      subjectId: tradeId,
+      prefix: base,
     });
     let last = 0;
-    for (const { dedupeKey: key } of rows) {
+    for (const key of keys) {
       if (key === base) last = Math.max(last, 1);
       const n = /^:(\d+)$/.exec(key.slice(base.length))?.[1];
       if (n !== undefined) last = Math.max(last, Number(n));

@@ -11,7 +11,8 @@ import type { MarketApi } from "../../market/client.ts";
 import { mergeSameListing } from "./grouping.ts";
 import { goneAfterMs } from "../feed/listingFates.ts";
 import { OutboxPayload, type SingleAlert } from "./payload.ts";
-import { latestAlerts, type Db } from "./store.ts";
+import type { Db } from "../../db/types.ts";
+import { latestAlerts } from "./store.ts";
 
 /** The listing an alert points at, as it is now (it may have sold since). */
 export async function viewListing(

@@ -17,13 +17,13 @@ import { clearDmClosed, markDmClosed, rememberDmChannel } from "../../db/repos/u
 import { OutboxPayload } from "./payload.ts";
 import { quietHoursOf, quietState } from "./quietHours.ts";
 import type { AlertSender, AlertTarget, SendResult } from "./sender.ts";
+import type { Db } from "../../db/types.ts";
 import {
   deliveryUsers,
   holdClaimed,
   redirectClaimed,
   releaseHeldAsDigest,
   ruleChannelOfAlert,
-  type Db,
 } from "./store.ts";
 
 /** Observes deliveries (src/metrics.ts implements it). */

@@ -1,11 +1,13 @@
 // The weekly missed-deal DM: per user, the week's listing alerts, how many got away and what they would have netted.
 import { listingsBoughtBy } from "../../db/repos/purchases.ts";
+import { listingAlertsBetween } from "../../db/repos/alerts.ts";
 import type { Logger } from "../../log.ts";
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import { dedupeKey } from "./content.ts";
 import { isoWeek, summariseMissedDeals, type AlertedDeal } from "../feed/listingFates.ts";
 import { OutboxPayload } from "./payload.ts";
-import { writeAlerts, type Db, type NewAlert } from "./store.ts";
+import type { Db } from "../../db/types.ts";
+import { writeAlerts, type NewAlert } from "./store.ts";
 
 export interface WeeklyReportDeps {
   prisma: Db;
@@ -60,23 +62,7 @@ export async function dealsOfTheWeek(
   since: Date,
   until: Date,
 ): Promise<Map<number, AlertedDeal[]>> {
-  const rows = await prisma.alertLog.findMany({
-    where: {
-      kind: "listing",
-      createdAt: { gte: since, lte: until },
-      user: { status: { not: "revoked" }, alertListing: true },
-    },
-    orderBy: { id: "asc" },
-    select: {
-      userId: true,
-      subjectId: true,
-      version: true,
-      createdAt: true,
-      goneAt: true,
-      goneState: true,
-      outbox: { select: { payload: true } },
-    },
-  });
+  const rows = await listingAlertsBetween(prisma, since, until);
   if (rows.length === 0) return new Map();
   const bought = await listingsBoughtBy(
     prisma,

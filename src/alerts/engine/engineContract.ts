@@ -16,7 +16,7 @@ import type { ReconcileResult } from "../accountPollers/reconciler.ts";
 import type { RuleIndex } from "../matcher/ruleIndex.ts";
 import type { RuleChange } from "../rules/rules.ts";
 import type { AlertSender } from "../delivery/sender.ts";
-import type { Db } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
 import type { TradeCycleResult } from "../accountPollers/tradePoller.ts";
 
 export interface FeedCycleEvent {

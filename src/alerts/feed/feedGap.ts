@@ -2,7 +2,9 @@
 import type { Logger } from "../../log.ts";
 import { dedupeKey } from "../delivery/content.ts";
 import type { FeedGap } from "./feedPoller.ts";
-import { writeAlerts, type Db, type NewAlert } from "../delivery/store.ts";
+import { enabledRuleCountsByOwner } from "../../db/repos/rules.ts";
+import type { Db } from "../../db/types.ts";
+import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 
 export interface FeedGapDeps {
   prisma: Db;
@@ -23,18 +25,10 @@ const BATCH = 500;
 export async function queueGapNotices(deps: FeedGapDeps, gap: FeedGap): Promise<number> {
   const before = instant(gap.before.createdAt);
   const after = instant(gap.after.createdAt);
-  const owners = await deps.prisma.watchRule.groupBy({
-    by: ["userId"],
-    where: {
-      enabled: true,
-      user: { status: { not: "revoked" }, alertListing: true },
-      ...(before === undefined
-        ? {}
-        : { createdAt: { lte: new Date(before.getTime() + RULE_CLOCK_SLACK_MS) } }),
-    },
-    _count: { _all: true },
-    orderBy: { userId: "asc" },
-  });
+  const owners = await enabledRuleCountsByOwner(
+    deps.prisma,
+    before === undefined ? undefined : new Date(before.getTime() + RULE_CLOCK_SLACK_MS),
+  );
   const alerts: NewAlert[] = owners.map((o) => ({
     userId: o.userId,
     kind: "feed_gap",
@@ -48,7 +42,7 @@ export async function queueGapNotices(deps: FeedGapDeps, gap: FeedGap): Promise<
       ...(after === undefined || after.getTime() <= 0 ? {} : { after: after.toISOString() }),
       ...(before === undefined ? {} : { before: before.toISOString() }),
       reason: gap.reason,
-      ruleCount: o._count._all,
+      ruleCount: o.rules,
     },
   }));
   let queued = 0;

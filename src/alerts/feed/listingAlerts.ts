@@ -11,7 +11,8 @@ import { matchesListing } from "../rules/ruleFilters.ts";
 import { parseStoredFilters } from "../rules/rules.ts";
 import { releaseHeldBack } from "../../db/repos/outbox.ts";
 import { enabledRulesWithOwners } from "../rules/ruleStore.ts";
-import { writeAlerts, type Db, type NewAlert } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
+import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 import { groupInOrder, withOtherRules } from "../delivery/grouping.ts";
 
 export interface ListingAlertDeps {

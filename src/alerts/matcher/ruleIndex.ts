@@ -6,7 +6,7 @@ import { loadAllEnabledRules } from "../../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "../rules/rules.ts";
 import { storedFiltersFast } from "../rules/storedFilters.ts";
 import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince } from "../rules/ruleStore.ts";
-import type { Db } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
 
 export interface RuleIndex {
   readonly index: MatcherIndex;

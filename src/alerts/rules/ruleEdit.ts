@@ -2,6 +2,7 @@
 import { disarmRules } from "../../db/repos/autoBuys.ts";
 import * as rulesRepo from "../../db/repos/rules.ts";
 import { getUserByDiscordId } from "../../db/repos/users.ts";
+import { withTransaction } from "../../db/types.ts";
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { describeFilters } from "./describeFilters.ts";
@@ -234,7 +235,7 @@ export async function editRule(
   const unchanged = sameJson(before, after) && sameJson(destination, beforeDestination);
   const widensLive = row.armMode === "live" && !editNarrows(before, after);
 
-  const updated = await deps.prisma.$transaction(async (tx) => {
+  const updated = await withTransaction(deps.prisma, async (tx) => {
     if (widensLive) await disarmRules(tx, { userId: row.userId, ruleId: row.id, mode: "live" });
     return rulesRepo.updateRule(tx, row.userId, row.id, {
       filters: after,

@@ -11,7 +11,7 @@ import { ensureUser, getUserByDiscordId } from "../../db/repos/users.ts";
 import { describeFilters } from "./describeFilters.ts";
 import { matchesListing, RuleFilters } from "./ruleFilters.ts";
 import { ruleNamesLike } from "./ruleStore.ts";
-import type { Db } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
 
 export const MAX_RULE_NAME = 50;
 

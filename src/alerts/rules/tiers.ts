@@ -1,13 +1,25 @@
 // Named seed tiers: a user's lists of pattern seeds, which watch rules follow by name (add/replace, list, remove, names).
 import { withTransaction } from "../../db/types.ts";
-import { ensureUser, getUserByDiscordId } from "../../db/repos/users.ts";
+import {
+  createTier,
+  deleteTier,
+  getTier,
+  listTiersOf,
+  ruleNamesAndFilters,
+  rulesFollowingTier,
+  setFollowerFilters,
+  setTierSeeds,
+  tierNamesLike,
+  tierNamesOf,
+} from "../../db/repos/tiers.ts";
+import { ensureUser, getUserByDiscordId, lockUser } from "../../db/repos/users.ts";
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { MAX_SEEDS, parseSeeds, safeUserText, type RawOption } from "../../input/parse.ts";
 import type { Logger } from "../../log.ts";
 import { MAX_TIER_NAME } from "./dealFilters.ts";
 import { RuleFilters } from "./ruleFilters.ts";
 import type { RuleChange } from "./rules.ts";
-import type { Db } from "../delivery/store.ts";
+import type { Db } from "../../db/types.ts";
 
 export const MAX_TIERS_PER_USER = 25;
 /** A tier's seeds become a rule's paint_seeds, so it holds as many as a rule may. */
@@ -53,16 +65,6 @@ function noSuchTier(name: string): UserFacingError {
   );
 }
 
-/** The user's rules that follow `name` (filters.tier), with their parsed filters. */
-async function rulesFollowing(db: Pick<Db, "watchRule">, userId: number, name: string) {
-  const rows = await db.watchRule.findMany({
-    where: { userId, filters: { path: ["tier"], equals: name } },
-    select: { id: true, name: true, filters: true, enabled: true },
-    orderBy: { name: "asc" },
-  });
-  return rows;
-}
-
 /**
  * Adds a tier, or replaces the seeds of the tier of that exact name. The user's rules that
  * follow it get the new seeds in the same transaction (their updated_at moves, so every
@@ -77,11 +79,8 @@ export async function saveTier(
   const user = await ensureUser(deps.prisma, input.discordId);
   const result = await withTransaction(deps.prisma, async (tx) => {
     // Serialises one user's tier writes: the count and the name checks below stay true.
-    await tx.$queryRaw`SELECT id FROM users WHERE id = ${user.id} FOR UPDATE`;
-    const tiers = await tx.seedTier.findMany({
-      where: { userId: user.id },
-      select: { id: true, name: true },
-    });
+    await lockUser(tx, user.id);
+    const tiers = await tierNamesOf(tx, user.id);
     const existing = tiers.find((t) => t.name === name);
     const lookalike = tiers.find((t) => t.name !== name && t.name.toLowerCase() === name.toLowerCase());
     if (existing === undefined && lookalike !== undefined) {
@@ -99,12 +98,12 @@ export async function saveTier(
       );
     }
     if (existing === undefined) {
-      await tx.seedTier.create({ data: { userId: user.id, name, seeds } });
+      await createTier(tx, user.id, name, seeds);
       return { created: true, rules: [] };
     }
-    await tx.seedTier.update({ where: { id: existing.id }, data: { seeds } });
+    await setTierSeeds(tx, existing.id, seeds);
     const rules = [];
-    for (const row of await rulesFollowing(tx, user.id, name)) {
+    for (const row of await rulesFollowingTier(tx, user.id, name)) {
       const parsed = RuleFilters.safeParse(row.filters);
       if (!parsed.success) {
         deps.logger.warn(
@@ -114,7 +113,7 @@ export async function saveTier(
         continue;
       }
       const filters = RuleFilters.parse({ ...parsed.data, paint_seeds: seeds });
-      await tx.watchRule.update({ where: { id: row.id }, data: { filters } });
+      await setFollowerFilters(tx, row.id, filters);
       rules.push({ id: row.id, name: row.name, filters, enabled: row.enabled });
     }
     return { created: false, rules };
@@ -135,12 +134,8 @@ export async function saveTier(
 export async function listTiers(deps: TierDeps, input: { discordId: string }): Promise<TierView[]> {
   const user = await getUserByDiscordId(deps.prisma, input.discordId);
   if (user === null) return [];
-  const tiers = await deps.prisma.seedTier.findMany({ where: { userId: user.id }, orderBy: { name: "asc" } });
-  const rules = await deps.prisma.watchRule.findMany({
-    where: { userId: user.id },
-    select: { name: true, filters: true },
-    orderBy: { name: "asc" },
-  });
+  const tiers = await listTiersOf(deps.prisma, user.id);
+  const rules = await ruleNamesAndFilters(deps.prisma, user.id);
   const usedBy = (tier: string) =>
     rules.filter((r) => (r.filters as { tier?: unknown } | null)?.tier === tier).map((r) => r.name);
   return tiers.map((t) => ({ name: t.name, seeds: t.seeds, usedBy: usedBy(t.name) }));
@@ -153,10 +148,7 @@ export async function tierSeeds(
 ): Promise<{ name: string; seeds: number[] }> {
   const name = requireTierName(input.name, "tier");
   const user = await getUserByDiscordId(deps.prisma, input.discordId);
-  const tier =
-    user === null
-      ? null
-      : await deps.prisma.seedTier.findUnique({ where: { userId_name: { userId: user.id, name } } });
+  const tier = user === null ? null : await getTier(deps.prisma, user.id, name);
   if (tier === null) throw noSuchTier(name);
   return { name: tier.name, seeds: tier.seeds };
 }
@@ -170,10 +162,10 @@ export async function removeTier(
   const user = await getUserByDiscordId(deps.prisma, input.discordId);
   if (user === null) throw noSuchTier(name);
   return withTransaction(deps.prisma, async (tx) => {
-    await tx.$queryRaw`SELECT id FROM users WHERE id = ${user.id} FOR UPDATE`;
-    const tier = await tx.seedTier.findUnique({ where: { userId_name: { userId: user.id, name } } });
+    await lockUser(tx, user.id);
+    const tier = await getTier(tx, user.id, name);
     if (tier === null) throw noSuchTier(name);
-    const users = (await rulesFollowing(tx, user.id, name)).map((r) => r.name);
+    const users = (await rulesFollowingTier(tx, user.id, name)).map((r) => r.name);
     if (users.length > 0) {
       const names = users.map((n) => `"${safeUserText(n, 50)}"`).join(", ");
       throw new UserFacingError(
@@ -182,7 +174,7 @@ export async function removeTier(
         { name, rules: users.length },
       );
     }
-    await tx.seedTier.delete({ where: { id: tier.id } });
+    await deleteTier(tx, tier.id);
     deps.logger.info({ userId: user.id }, "seed tier removed");
     return { name: tier.name, seeds: tier.seeds, usedBy: [] };
   });
@@ -194,14 +186,5 @@ export async function tierNames(
   input: { discordId: string; prefix: string },
 ): Promise<string[]> {
   if (INVISIBLE_OR_CONTROL.test(input.prefix)) return [];
-  const rows = await deps.prisma.seedTier.findMany({
-    where: {
-      user: { discordId: input.discordId },
-      name: { contains: input.prefix.trim(), mode: "insensitive" },
-    },
-    select: { name: true },
-    orderBy: { name: "asc" },
-    take: 25,
-  });
-  return rows.map((r) => r.name);
+  return tierNamesLike(deps.prisma, input.discordId, input.prefix.trim());
 }

@@ -130,22 +130,15 @@ export async function automationState(db: Db, userId: number, recentLimit = 8): 
   const committed = new Map<number, number>();
   const live = rules.filter((r) => r.armMode === "live");
   if (live.length > 0) {
-    const rows = await db.purchase.findMany({
-      where: {
-        userId,
-        kind: "auto_buy",
-        status: { in: ["pending", "open", "unknown", "succeeded"] },
-        OR: live.map((r) => ({
-          idempotencyKey: { startsWith: `auto:${r.id}:` },
-          ...(r.armedAt === null ? {} : { createdAt: { gte: r.armedAt } }),
-        })),
-      },
-      select: { idempotencyKey: true, totalCents: true },
-    });
-    for (const p of rows) {
-      const id = Number(p.idempotencyKey.split(":")[1]);
-      committed.set(id, (committed.get(id) ?? 0) + centsFromDb(p.totalCents));
-    }
+    // The database's own definition (armed_rule_committed_cents), the one reserve_commitment
+    // checks a buy against, for each live rule as armed when read above.
+    const rows = await db.$queryRaw<{ id: number; cents: bigint }[]>`
+      SELECT r.id, armed_rule_committed_cents(${userId}::integer, r.id, r.since) AS cents
+        FROM unnest(
+          ${live.map((r) => r.id)}::integer[],
+          ${live.map((r) => r.armedAt?.toISOString() ?? null)}::timestamptz[]
+        ) AS r(id, since)`;
+    for (const r of rows) committed.set(r.id, centsFromDb(r.cents));
   }
   const recent: RecentAction[] = [
     ...buys.map((b): RecentAction => ({

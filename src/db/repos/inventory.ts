@@ -60,3 +60,8 @@ export async function readInventory(db: Db): Promise<Inventory> {
     committedCents: z.array(CommittedRow).parse(committed),
   };
 }
+
+/** The database health probe the metrics poll (src/metricsDatabase.ts): one trivial round trip. */
+export async function ping(db: Db): Promise<void> {
+  await db.$queryRaw`SELECT 1`;
+}

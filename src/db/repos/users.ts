@@ -160,6 +160,11 @@ export async function getUserById(db: Db, id: number): Promise<UserRecord | null
   return user ? toUserRecord(user) : null;
 }
 
+/** Locks the user's row until the transaction `tx` ends: serialises that user's writes. */
+export async function lockUser(tx: Db, userId: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
+}
+
 /**
  * Marks an active link revoked (the marketplace refused the key). True only for the call that
  * changed it, so concurrent pollers send the "key revoked" DM once.
@@ -339,6 +344,12 @@ export async function listUsersNotOnKey(
     select: { id: true, discordId: true, encryptedKey: true, keyId: true },
   });
   return rows.flatMap((r) => (r.encryptedKey === null ? [] : [{ ...r, encryptedKey: r.encryptedKey }]));
+}
+
+/** How many stored keys each encryption key id sealed (null: rows from before key ids). */
+export function storedKeyCounts(db: Db): Promise<{ key_id: string | null; n: bigint }[]> {
+  return db.$queryRaw<{ key_id: string | null; n: bigint }[]>`
+    SELECT key_id, count(*)::bigint AS n FROM users WHERE encrypted_key IS NOT NULL GROUP BY key_id`;
 }
 
 /** Swaps a sealed key only if it is still the one read (a relink in between wins). */
