@@ -13,6 +13,7 @@ import { capsOf, type CapsView } from "../spending/guard.ts";
 import { describeFilters } from "../alerts/describeFilters.ts";
 import { RuleFilters } from "../alerts/ruleFilters.ts";
 import type { Db } from "../alerts/store.ts";
+import type { RuleChange } from "../alerts/rules.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;
@@ -22,6 +23,8 @@ export interface ArmingDeps {
   logger: Logger;
   now: () => Date;
   fees?: FeeModel;
+  /** Told of every arm and disarm, so the matcher of this process follows at once (the rule-change hub). */
+  onChange?: ((change: RuleChange) => void) | undefined;
 }
 
 export interface ArmTarget {
@@ -121,6 +124,7 @@ export async function armShadow(
   if (!(await armRule(deps.prisma, { ...target, mode: "shadow", maxBuys, at: deps.now() })))
     throw ruleGone(target.ruleId);
   deps.logger.info({ userId: target.userId, ruleId: target.ruleId, maxBuys }, "rule armed in shadow mode");
+  deps.onChange?.(armedChange(target, "shadow"));
   return { ...target, armMode: "shadow", maxBuys };
 }
 
@@ -224,6 +228,7 @@ export async function armLive(
     { userId: user.id, ruleId: input.ruleId, maxBuys: input.maxBuys, ceilingCents: input.ceilingCents },
     "rule armed live",
   );
+  deps.onChange?.(armedChange(target, "live"));
   return { ...target, armMode: "live", maxBuys: input.maxBuys };
 }
 
@@ -236,6 +241,7 @@ export async function disarm(
     const user = await getUserByDiscordId(deps.prisma, input.discordId);
     const names = user === null ? [] : await disarmRules(deps.prisma, { userId: user.id });
     deps.logger.info({ userId: user?.id, disarmed: names.length }, "all rules disarmed");
+    if (user !== null && names.length > 0) deps.onChange?.({ type: "disarm", userId: user.id });
     return names;
   }
   const target = await findRuleFor(deps.prisma, input.discordId, input.rule);
@@ -249,6 +255,7 @@ export async function disarmById(
 ): Promise<string[]> {
   const names = await disarmRules(deps.prisma, input);
   deps.logger.info({ ...input, disarmed: names.length }, "rule disarmed");
+  if (names.length > 0) deps.onChange?.({ type: "disarm", userId: input.userId, ruleId: input.ruleId });
   return names;
 }
 
@@ -283,6 +290,14 @@ export function describeCeiling(q: LiveArmQuote): string {
   return q.ceilingFrom === "rule"
     ? `${formatCents(q.ceilingCents)} (the rule's max price)`
     : `${formatCents(q.ceilingCents)} (your per-purchase cap; the rule sets no max price)`;
+}
+
+/** Arming enables the rule too (armRule): the matcher indexes it, armed. */
+function armedChange(target: ArmTarget, mode: ArmMode): RuleChange {
+  return {
+    type: "upsert",
+    rule: { id: target.ruleId, userId: target.userId, filters: target.filters, enabled: true, armMode: mode },
+  };
 }
 
 function ruleGone(ruleId: number): UserFacingError {
