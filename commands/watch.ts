@@ -1,26 +1,12 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReading } from "../src/alerts/actions.ts";
-import { createItemNameSuggester } from "../src/alerts/itemNames.ts";
 import { ruleFromOptions } from "../src/alerts/ruleOptions.ts";
-import {
-  addRule,
-  listRules,
-  removeRule,
-  ruleNames,
-  setRuleEnabled,
-  testRule,
-  type RuleDestination,
-  type RuleView,
-} from "../src/alerts/rules.ts";
+import type { RuleDestination, RuleView } from "../src/alerts/rules.ts";
 import type { BaseContext } from "../src/discord/command.ts";
 import { defineCommand } from "../src/discord/command.ts";
-import type { BotDeps } from "../src/discord/deps.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
-import { shadowReport } from "../src/snipe/arming.ts";
-import type { MarketApi } from "../src/market/client.ts";
 import {
   ARM_ACTIONS,
   ARM_SUBCOMMANDS,
@@ -30,7 +16,6 @@ import {
   runArm,
   runDisarm,
 } from "./watch/arm.ts";
-import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
 import {
@@ -53,9 +38,6 @@ const NAME_OPTION = {
   autocomplete: true,
   max_length: 50,
 } as const;
-
-/** Recent market names for the item option; one per process, refreshed from the feed's endpoint. */
-const itemNames = createItemNameSuggester();
 
 const TEST_SHOWN = 10;
 
@@ -114,22 +96,15 @@ export const command = defineCommand({
   },
   async autocomplete(ctx) {
     if (isTierAutocomplete(ctx)) return tierChoices(ctx);
-    const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
-      const names = await itemNames.suggest(
-        {
-          prisma: ctx.deps.prisma,
-          market: operatorMarket(ctx.deps),
-          logger: ctx.log,
-          known: ctx.deps.itemCatalog,
-        },
-        ctx.focused.value,
-        ctx.signal,
-      );
+      const names = await ctx.deps.rules.suggestItemNames(ctx.focused.value, {
+        signal: ctx.signal,
+        log: ctx.log,
+      });
       return names.map((n) => ({ name: truncate(n, 100), value: n }));
     }
     const typed = ctx.focused.value.trim();
-    const names = await ruleNames(deps, { discordId: ctx.user.id, prefix: typed });
+    const names = await ctx.deps.rules.names({ discordId: ctx.user.id, prefix: typed });
     const choices = names.map((n) => ({ name: n, value: n }));
     // `all` first for disarm when it fits what was typed.
     if (ctx.path === "disarm" && "all".startsWith(typed.toLowerCase()))
@@ -159,7 +134,7 @@ export const command = defineCommand({
         const channel = o.channel("channel");
         const destination: RuleDestination =
           channel === undefined ? { kind: "dm" } : checkChannelDestination(ctx, channel.id);
-        const rule = await addRule(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.add({
           discordId: ctx.user.id,
           name: o.string("name"),
           filters,
@@ -177,13 +152,13 @@ export const command = defineCommand({
         };
       },
     },
-    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
-    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
+    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx) },
+    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx) },
     ...TIER_SUBCOMMANDS,
     list: {
       defer: "ephemeral",
       async run(ctx) {
-        const rules = await listRules(ruleDeps(ctx.deps), { discordId: ctx.user.id });
+        const rules = await ctx.deps.rules.list({ discordId: ctx.user.id });
         if (rules.length === 0) {
           return {
             ephemeral: true,
@@ -215,7 +190,7 @@ export const command = defineCommand({
     remove: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await removeRule(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.remove({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
         });
@@ -228,7 +203,7 @@ export const command = defineCommand({
     pause: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.setEnabled({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
           enabled: false,
@@ -247,7 +222,7 @@ export const command = defineCommand({
     resume: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.setEnabled({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
           enabled: true,
@@ -266,10 +241,10 @@ export const command = defineCommand({
     test: {
       defer: "ephemeral",
       async run(ctx) {
-        const result = await testRule(
-          { ...ruleDeps(ctx.deps), market: await marketForUser(ctx) },
-          { discordId: ctx.user.id, name: ctx.options.string("name") },
-        );
+        const result = await ctx.deps.rules.test({
+          discordId: ctx.user.id,
+          name: ctx.options.string("name"),
+        });
         const shown = result.matches.slice(0, TEST_SHOWN).map((l) => {
           const float = l.item.float_value === undefined ? "" : ` · float ${l.item.float_value.toFixed(4)}`;
           const seed = l.item.paint_seed === undefined ? "" : ` · seed ${l.item.paint_seed}`;
@@ -300,11 +275,11 @@ export const command = defineCommand({
     [ARM_ACTIONS.cancel]: { defer: false, run: cancelArm },
     [ARM_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
     [ACTIONS.watchSimilar]: openSimilar(),
-    [ACTIONS.watchSimilarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [ACTIONS.watchSimilarSave]: saveSimilar(),
     [SIMILAR_ACTIONS.adjust]: adjustSimilar(),
   },
   modals: {
-    [SIMILAR_ACTIONS.form]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
+    [SIMILAR_ACTIONS.form]: similarFormSubmit(),
   },
 });
 
@@ -313,32 +288,12 @@ async function armLine(ctx: BaseContext, r: RuleView): Promise<string> {
   if (r.arm === undefined) return "";
   const used = `${r.arm.buys}/${r.arm.maxBuys}`;
   if (r.arm.mode === "live") return `\n🎯 **Armed live**: ${used} buys used.`;
-  const p = await shadowReport(
-    { prisma: ctx.deps.prisma, logger: ctx.log, now: ctx.deps.now },
-    { ruleId: r.id, since: r.arm.since },
-  );
+  const p = await ctx.deps.arming.shadowReport({ ruleId: r.id, since: r.arm.since });
   const paper =
     p.wouldHaveBought === 0
       ? "nothing yet"
       : `would have bought ${p.wouldHaveBought} for ${money(p.spentCents)}, paper result ${money(p.paperNetCents, { sign: true })} at reference after fees${p.unpriced > 0 ? ` (${p.unpriced} without a reference)` : ""}`;
   return `\n👁️ **Armed in shadow**: ${used} · ${paper}.`;
-}
-
-function ruleDeps(deps: BotDeps) {
-  return {
-    prisma: deps.prisma,
-    logger: deps.logger,
-    maxRulesPerUser: deps.config.MAX_RULES_PER_USER,
-    fees: feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT)),
-  };
-}
-
-function operatorMarket(deps: BotDeps): MarketApi {
-  return deps.market.forKey(deps.config.MARKET_API_KEY);
-}
-
-function marketForUser(ctx: BaseContext): Promise<MarketApi> {
-  return marketForReading(ctx.deps, { discordId: ctx.user.id });
 }
 
 function where(rule: RuleView): string {

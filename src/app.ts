@@ -2,7 +2,7 @@
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
 import { createFateRecorder, type FateRecorder } from "./alerts/fateRecorder.ts";
-import { createSharedReads } from "./accounts/sharedReads.ts";
+import { createRuleChangeHub } from "./alerts/rules/changes.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";
@@ -28,6 +28,7 @@ import { createMarketClient, type MarketClient, type MarketMetrics } from "./mar
 import { createScheduler, type Scheduler } from "./market/scheduler.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import type { Sandbox } from "./sandbox/index.ts";
+import { createBotDeps } from "./services.ts";
 import { withTimeout } from "./util/timeout.ts";
 import type { AppContext, BackgroundService, ServiceFactory } from "./context.ts";
 
@@ -157,17 +158,20 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       ...(overrides.commands ?? commandModules),
       ...(overrides.extraCommands ?? []),
     ]);
-    const deps: BotDeps = {
+    // Rules saved through the handlers reach this process's alert engine at once (it subscribes
+    // when it starts, after the handlers' deps exist); other replicas learn of them by their sync.
+    const ruleChanges = createRuleChangeHub(logger);
+    const deps: BotDeps = createBotDeps({
       config,
       logger,
-      prisma: database.prisma,
+      db: database.prisma,
       market,
-      sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
       now,
+      ruleChanges,
       itemCatalog: overrides.itemCatalog ?? sandbox?.catalog ?? [],
       commands: registry.definitions,
-    };
+    });
 
     const client = createDiscordClient(config, logger);
     closers.push({ name: "discord client", close: () => client.destroy() });
@@ -202,6 +206,8 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       deps,
       database,
       market,
+      vault,
+      ruleChanges,
       fates,
       metrics,
       scheduler,

@@ -11,7 +11,6 @@ import {
 import type { CommandHandler, ComponentHandler } from "../../src/discord/command.ts";
 import { deleteConfirmEmbed, deletedEmbed, exportEmbed } from "../../src/discord/render/privacy.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
-import { deleteUserData, exportUserData, previewDelete } from "../../src/privacy/index.ts";
 
 const ACTIONS = { confirm: "acct.del.yes", cancel: "acct.del.no" } as const;
 const CONFIRM_TTL_MS = 5 * 60_000;
@@ -33,7 +32,7 @@ export const deleteSubcommand = subcommand({
 export const exportHandler: CommandHandler = {
   defer: "ephemeral",
   async run(ctx) {
-    const result = await exportUserData(ctx.deps, { discordUserId: ctx.user.id });
+    const result = await ctx.deps.privacy.export({ discordUserId: ctx.user.id });
     if (!result.found) {
       return {
         ephemeral: true,
@@ -54,7 +53,7 @@ export const exportHandler: CommandHandler = {
 export const deleteHandler: CommandHandler = {
   defer: "ephemeral",
   async run(ctx) {
-    const preview = await previewDelete(ctx.deps.prisma, ctx.user.id);
+    const preview = await ctx.deps.privacy.previewDelete(ctx.user.id);
     if (preview === undefined) {
       return {
         ephemeral: true,
@@ -84,7 +83,7 @@ export const privacyComponents: Readonly<Record<string, ComponentHandler>> = {
   [ACTIONS.confirm]: {
     defer: "update",
     async run(ctx) {
-      const result = await deleteUserData(ctx.deps, { discordUserId: ctx.user.id });
+      const result = await ctx.deps.privacy.delete({ discordUserId: ctx.user.id });
       await ctx.update({ embeds: [deletedEmbed(result)], components: [] });
     },
   },

@@ -3,7 +3,6 @@
 // The draft lives in the database, so the button works after a restart and on any replica, once.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import {
   unseenItemNotice,
@@ -15,8 +14,8 @@ import { notice } from "../../src/discord/render/embeds.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { UserFacingError } from "../../src/errors.ts";
-import { editBuyOrder, previewBuyOrderEdit, type EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
-import { createBuyOrder, quoteBuyOrder, type NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
+import type { EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
+import type { NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints } from "../../src/trading/constraints.ts";
 
 export const CONFIRM_ACTIONS = { create: "bo.create", edit: "bo.edit", dismiss: "bo.dismiss" } as const;
@@ -58,19 +57,20 @@ export async function createConfirmation(
   unseen?: { similar: readonly string[] },
 ): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const quote = await quoteBuyOrder(trader.deps, { ...input, userId: trader.userId });
-  const draft = await createDraft(ctx.deps.prisma, {
-    userId: trader.userId,
-    kind: CONFIRM_ACTIONS.create,
-    payload: {
-      itemName: quote.itemName,
-      maxPriceCents: quote.maxPriceCents,
-      quantity: quote.quantity,
-      constraints: quote.constraints as Record<string, unknown> as never,
+  const quote = await trader.quoteBuyOrder(input);
+  const draft = await ctx.deps.drafts.create(
+    { userId: trader.userId },
+    {
+      kind: CONFIRM_ACTIONS.create,
+      payload: {
+        itemName: quote.itemName,
+        maxPriceCents: quote.maxPriceCents,
+        quantity: quote.quantity,
+        constraints: quote.constraints,
+      },
+      ttlMs: CONFIRM_TTL_MS,
     },
-    ttlMs: CONFIRM_TTL_MS,
-    now: ctx.deps.now(),
-  });
+  );
   const message = buyOrderConfirmMessage(
     quote,
     buttons(ctx, CONFIRM_ACTIONS.create, draft.id, draft.expiresAt),
@@ -91,28 +91,25 @@ export async function createConfirmation(
  */
 export async function editOrConfirm(ctx: BaseContext, input: EditBuyOrderInput): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const preview = await previewBuyOrderEdit(trader.deps, { ...input, userId: trader.userId });
+  const preview = await trader.previewBuyOrderEdit(input);
   if (preview.exposureAfterCents <= preview.exposureBeforeCents) {
-    const order = await editBuyOrder(trader.deps, {
-      ...input,
-      userId: trader.userId,
-      idempotencyKey: `bo.edit:${randomUUID()}`,
-    });
+    const order = await trader.editBuyOrder({ ...input, idempotencyKey: `bo.edit:${randomUUID()}` });
     return { ephemeral: true, embeds: [buyOrderEmbed(order, "Buy order updated")] };
   }
-  const draft = await createDraft(ctx.deps.prisma, {
-    userId: trader.userId,
-    kind: CONFIRM_ACTIONS.edit,
-    payload: {
-      orderId: input.orderId,
-      ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
-      ...(input.quantity === undefined ? {} : { quantity: input.quantity }),
-      constraints: (input.constraints ?? {}) as Record<string, unknown> as never,
-      clear: [...(input.clear ?? [])],
+  const draft = await ctx.deps.drafts.create(
+    { userId: trader.userId },
+    {
+      kind: CONFIRM_ACTIONS.edit,
+      payload: {
+        orderId: input.orderId,
+        ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
+        ...(input.quantity === undefined ? {} : { quantity: input.quantity }),
+        constraints: input.constraints ?? {},
+        clear: [...(input.clear ?? [])],
+      },
+      ttlMs: CONFIRM_TTL_MS,
     },
-    ttlMs: CONFIRM_TTL_MS,
-    now: ctx.deps.now(),
-  });
+  );
   return {
     ephemeral: true,
     ...buyOrderRaiseMessage(preview, buttons(ctx, CONFIRM_ACTIONS.edit, draft.id, draft.expiresAt)),
@@ -131,17 +128,13 @@ function gone(reason: "missing" | "expired"): UserFacingError {
 /** Place order: the draft is taken once, the exposure reserved under the caps, the order sent. */
 export async function confirmCreate(ctx: ComponentContext): Promise<void> {
   const trader = await linkedTrader(ctx);
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: ctx.id.subject,
-    userId: trader.userId,
-    kind: CONFIRM_ACTIONS.create,
-    schema: CreateDraft,
-    now: ctx.deps.now(),
-  });
+  const taken = await ctx.deps.drafts.take(
+    { userId: trader.userId },
+    { id: ctx.id.subject, kind: CONFIRM_ACTIONS.create, schema: CreateDraft },
+  );
   if (!taken.ok) throw gone(taken.reason);
-  const order = await createBuyOrder(trader.deps, {
+  const order = await trader.createBuyOrder({
     ...taken.payload,
-    userId: trader.userId,
     // One key per draft: a repeat of this confirmation can never place a second order.
     idempotencyKey: `bo.create:${ctx.id.subject}`,
   });
@@ -150,22 +143,18 @@ export async function confirmCreate(ctx: ComponentContext): Promise<void> {
 
 export async function confirmEdit(ctx: ComponentContext): Promise<void> {
   const trader = await linkedTrader(ctx);
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: ctx.id.subject,
-    userId: trader.userId,
-    kind: CONFIRM_ACTIONS.edit,
-    schema: EditDraft,
-    now: ctx.deps.now(),
-  });
+  const taken = await ctx.deps.drafts.take(
+    { userId: trader.userId },
+    { id: ctx.id.subject, kind: CONFIRM_ACTIONS.edit, schema: EditDraft },
+  );
   if (!taken.ok) throw gone(taken.reason);
   const d = taken.payload;
-  const order = await editBuyOrder(trader.deps, {
+  const order = await trader.editBuyOrder({
     orderId: d.orderId,
     maxPriceCents: d.maxPriceCents,
     quantity: d.quantity,
     constraints: d.constraints,
     clear: d.clear,
-    userId: trader.userId,
     idempotencyKey: `bo.edit:${ctx.id.subject}`,
   });
   await ctx.update({ embeds: [buyOrderEmbed(order, "Buy order updated")], components: [] });
@@ -173,7 +162,7 @@ export async function confirmEdit(ctx: ComponentContext): Promise<void> {
 
 export async function dismiss(ctx: ComponentContext): Promise<void> {
   // The token is unguessable and the button is its owner's alone.
-  await ctx.deps.prisma.draft.deleteMany({ where: { id: ctx.id.subject } });
+  await ctx.deps.drafts.discard(ctx.id.subject);
   await ctx.update({
     embeds: [notice("info", "Cancelled; no buy order was placed or changed.")],
     components: [],

@@ -16,7 +16,7 @@ import { notice } from "../../src/discord/render/embeds.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { parseId, parseIntOption, parsePrice } from "../../src/input/parse.ts";
-import { cancelBuyOrder, listBuyOrders } from "../../src/trading/buyOrders.ts";
+import { listBuyOrders } from "../../src/trading/buyOrders.ts";
 import { editOrConfirm } from "./confirm.ts";
 
 export const MANAGE_ACTIONS = {
@@ -106,7 +106,7 @@ export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
       const page = pageFromSubject(pageText);
       const orderId = parseId("order", rawId, "buy order");
       const trader = await linkedTrader(ctx);
-      await cancelBuyOrder(trader.deps, { userId: trader.userId, orderId });
+      await trader.cancelBuyOrder({ orderId });
       const { embeds, components } = await ordersPage(ctx, page);
       await ctx.update({
         embeds: [

@@ -92,7 +92,7 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     fates: ctx.fates,
     scheduler: ctx.scheduler,
     sender: createDiscordAlertSender(ctx.client, ctx.logger),
-    openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
+    openKey: (sealed, userId) => ctx.vault.decrypt(sealed, userId),
     logger: ctx.logger,
     now: ctx.deps.now,
     metrics: ctx.metrics,
