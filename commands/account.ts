@@ -1,5 +1,6 @@
 // /account: link (key asked in a private form, never a visible option), unlink, status, and the
 // rest as entries under `subcommands` (transactions, settings, export, delete).
+import { ACCOUNT_ACTIONS } from "../src/discord/actions.ts";
 import {
   ApplicationCommandOptionType,
   ButtonStyle,
@@ -9,16 +10,8 @@ import {
   TextInputStyle,
 } from "discord.js";
 import { z } from "zod";
-import {
-  accountStatus,
-  checkAccountKey,
-  linkAccount,
-  unlinkAccount,
-  type AccountStatus,
-} from "../src/accounts/index.ts";
-import { describeStopped } from "../src/automation/describe.ts";
-import type { StoppedAutomation } from "../src/db/repos/automation.ts";
-import { ACCOUNT_ACTIONS } from "../src/discord/actions.ts";
+import type { AccountStatus } from "../src/accounts/index.ts";
+import { describeStopped, type StoppedAutomation } from "../src/automation/describe.ts";
 import { defineCommand, modal } from "../src/discord/command.ts";
 import { button, row } from "../src/discord/render/button.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
@@ -108,7 +101,7 @@ export const command = defineCommand({
     unlink: {
       defer: "ephemeral",
       async run(ctx) {
-        const result = await unlinkAccount(ctx.deps, { discordUserId: ctx.user.id });
+        const result = await ctx.deps.accounts.unlink({ discordUserId: ctx.user.id });
         if (!result.wasLinked) {
           const stopped = describeStopped(result.stopped);
           return {
@@ -146,7 +139,7 @@ export const command = defineCommand({
     status: {
       defer: "ephemeral",
       async run(ctx) {
-        const status = await accountStatus(ctx.deps, { discordUserId: ctx.user.id });
+        const status = await ctx.deps.accounts.status({ discordUserId: ctx.user.id });
         return statusReply(
           status,
           status.linked ? ctx.customId(ACCOUNT_ACTIONS.check, "", { ttlMs: CHECK_BUTTON_TTL_MS }) : undefined,
@@ -164,8 +157,8 @@ export const command = defineCommand({
     [ACCOUNT_ACTIONS.check]: {
       defer: "update",
       async run(ctx) {
-        const check = await checkAccountKey(ctx.deps, { discordUserId: ctx.user.id });
-        const status = await accountStatus(ctx.deps, { discordUserId: ctx.user.id });
+        const check = await ctx.deps.accounts.checkKey({ discordUserId: ctx.user.id });
+        const status = await ctx.deps.accounts.status({ discordUserId: ctx.user.id });
         const verdict = check.valid
           ? `✅ The marketplace accepted your key ${relativeTime(ctx.deps.now())}.`
           : "⚠️ The marketplace refused your key: it may have been revoked. Run `/account link` with a new key.";
@@ -182,7 +175,7 @@ export const command = defineCommand({
       defer: "ephemeral",
       fields: LinkForm,
       async run(ctx, { key }) {
-        const linked = await linkAccount(ctx.deps, { discordUserId: ctx.user.id, apiKey: key });
+        const linked = await ctx.deps.accounts.link({ discordUserId: ctx.user.id, apiKey: key });
         const who = linked.platformName ? ` to **${sanitise(linked.platformName, 64)}**` : "";
         return {
           ephemeral: true,

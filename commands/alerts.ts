@@ -1,11 +1,6 @@
 // /alerts recent (every alert, delivered or not) and the View button of alert messages.
 import { ApplicationCommandOptionType } from "discord.js";
-import {
-  marketForReading,
-  recentAlerts,
-  viewListing,
-  type RecentAlert,
-} from "../src/alerts/delivery/actions.ts";
+import { viewListing, type RecentAlert } from "../src/alerts/delivery/actions.ts";
 import { GONE } from "../src/alerts/feed/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
@@ -40,10 +35,7 @@ export const command = defineCommand({
     recent: {
       defer: "ephemeral",
       async run(ctx) {
-        const { alerts, dmClosed } = await recentAlerts(ctx.deps.prisma, {
-          discordId: ctx.user.id,
-          limit: 15,
-        });
+        const { alerts, dmClosed } = await ctx.deps.alerts.recent({ discordId: ctx.user.id, limit: 15 });
         if (alerts.length === 0) {
           return {
             ephemeral: true,
@@ -77,9 +69,7 @@ export const command = defineCommand({
     [ALERT_ACTIONS.view]: {
       defer: "ephemeral",
       async run(ctx) {
-        const market = await marketForReading(ctx.deps, {
-          discordId: ctx.user.id,
-        });
+        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
         const l = await viewListing({ market }, { listingId: ctx.id.subject });
         const fields = [
           { name: "Price", value: money(l.priceCents), inline: true },

@@ -1,15 +1,10 @@
 // /automation: one place to see everything the bot does on its own (armed rules with their stored
 // ceilings and what they may still spend, guards, auto-accept, the last automatic actions) and
 // one owner-only, confirmed Stop everything button.
+import { AUTOMATION_ACTIONS } from "../src/discord/actions.ts";
 import { ButtonStyle } from "discord.js";
 import { describeStopped } from "../src/automation/describe.ts";
-import {
-  anythingOn,
-  automationOverview,
-  stopEverything,
-  type AutomationOverview,
-} from "../src/automation/overview.ts";
-import { AUTOMATION_ACTIONS } from "../src/discord/actions.ts";
+import { anythingOn, type AutomationOverview } from "../src/automation/overview.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 import { automationEmbed } from "../src/discord/render/automationOverview.ts";
@@ -68,7 +63,7 @@ export const command = defineCommand({
   execute: {
     defer: "ephemeral",
     async run(ctx) {
-      const o = await automationOverview(ctx.deps.prisma, ctx.user.id);
+      const o = await ctx.deps.automation.overview(ctx.user.id);
       return { ephemeral: true, ...overviewMessage(ctx, o) };
     },
   },
@@ -76,23 +71,21 @@ export const command = defineCommand({
     [AUTOMATION_ACTIONS.refresh]: {
       defer: "update",
       async run(ctx) {
-        await ctx.update(overviewMessage(ctx, await automationOverview(ctx.deps.prisma, ctx.user.id)));
+        await ctx.update(overviewMessage(ctx, await ctx.deps.automation.overview(ctx.user.id)));
       },
     },
     [AUTOMATION_ACTIONS.stop]: {
       defer: "update",
       async run(ctx) {
-        const o = await automationOverview(ctx.deps.prisma, ctx.user.id);
+        const o = await ctx.deps.automation.overview(ctx.user.id);
         await ctx.update(anythingOn(o) ? confirmMessage(ctx, o) : overviewMessage(ctx, o));
       },
     },
     [AUTOMATION_ACTIONS.stopConfirmed]: {
       defer: "update",
       async run(ctx) {
-        const stopped = describeStopped(
-          await stopEverything({ prisma: ctx.deps.prisma, logger: ctx.log }, ctx.user.id),
-        );
-        const after = overviewMessage(ctx, await automationOverview(ctx.deps.prisma, ctx.user.id));
+        const stopped = describeStopped(await ctx.deps.automation.stopEverything(ctx.user.id, ctx.log));
+        const after = overviewMessage(ctx, await ctx.deps.automation.overview(ctx.user.id));
         await ctx.update({
           embeds: [
             notice(

@@ -13,9 +13,8 @@ import { userChoices } from "../src/discord/suggest.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { parseId, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
-import { placeBid } from "../src/trading/bid.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
-import { auctionChoices, fitsTyped } from "../src/trading/suggestions.ts";
+import { fitsTyped } from "../src/trading/suggestions.ts";
 
 /** The Raise bid button under a reply stays usable while the auction is likely still on. */
 const RAISE_TTL_MS = 24 * 60 * 60_000;
@@ -24,7 +23,7 @@ const BidForm = z.object({ max_price: z.string() });
 
 async function bidReply(ctx: BaseContext, listingId: string, maxPriceCents: Cents): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const result = await placeBid(trader.deps, { userId: trader.userId, listingId, maxPriceCents });
+  const result = await trader.placeBid({ listingId, maxPriceCents });
   return {
     ephemeral: true,
     embeds: [bidEmbed(result)],
@@ -68,7 +67,7 @@ export const command = defineCommand({
     return userChoices(
       ctx,
       "auctions",
-      ({ market, userId }) => auctionChoices(ctx.deps.prisma, market, userId),
+      ({ market, userId }) => ctx.deps.trading.auctionChoices({ market, userId }),
       (auctions) =>
         auctions.filter((a) => fitsTyped(typed, a.id, a.itemName)).map((a) => auctionChoice(a, nowMs)),
     );

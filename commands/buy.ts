@@ -10,7 +10,6 @@ import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { UserFacingError } from "../src/errors.ts";
 import { parseId } from "../src/input/parse.ts";
-import { confirmBuy, prepareBuy } from "../src/trading/buy.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 /** Long enough to read the quote, short enough that a confirmed price is a recent one. */
@@ -22,7 +21,7 @@ const CONFIRM_SUBJECT = /^(\d{1,20})\.(\d{1,12})$/;
 /** Reads the listing, checks the caps, and asks for confirmation. Nothing is bought here. */
 async function quoteReply(ctx: BaseContext, listingId: string): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const quote = await prepareBuy(trader.deps, { userId: trader.userId, listingId });
+  const quote = await trader.prepareBuy({ listingId });
   const ttl = { ttlMs: CONFIRM_TTL_MS };
   return {
     ephemeral: true,
@@ -64,8 +63,7 @@ export const command = defineCommand({
         }
         const listingId = m[1];
         const trader = await linkedTrader(ctx);
-        const result = await confirmBuy(trader.deps, {
-          userId: trader.userId,
+        const result = await trader.confirmBuy({
           listingId,
           expectedPriceCents: Number(m[2]),
           // One key per confirmation message: double clicks and retried interactions buy once.

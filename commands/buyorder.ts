@@ -1,9 +1,8 @@
 // /buyorder: standing orders to buy an item at up to a price, with optional item constraints.
 // Editing keeps every constraint the user does not name (the marketplace's update is absolute;
 // editBuyOrder merges), and `clear` removes exactly the constraints listed.
-import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReads } from "../src/accounts/readMarket.ts";
 import { BUY_ORDER_ACTIONS } from "../src/discord/actions.ts";
+import { ApplicationCommandOptionType } from "discord.js";
 import { defineCommand } from "../src/discord/command.ts";
 import { LISTING_OPTION } from "../src/discord/options.ts";
 import { notice } from "../src/discord/render/embeds.ts";
@@ -22,7 +21,7 @@ import {
   parseSmallIdList,
   parseText,
 } from "../src/input/parse.ts";
-import { cancelBuyOrder, matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
+import { matchesForListing, similarOrders } from "../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints, ConstraintName } from "../src/trading/constraints.ts";
 import { checkItemName } from "../src/trading/itemCheck.ts";
 import {
@@ -253,7 +252,7 @@ export const command = defineCommand({
         });
         // A slip for a known name is refused with the closest names; a name nobody has listed or
         // sold yet (a new release, a rare item) is placed only once the user confirms it.
-        const market = await marketForReads(ctx.deps, ctx.user.id);
+        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
         const checked = await checkItemName({ market, logger: ctx.log }, ctx.deps.itemNames, "item", typed);
         // Shows the total exposure against the caps; placed only on "Place order".
         return createConfirmation(
@@ -299,7 +298,7 @@ export const command = defineCommand({
       async run(ctx) {
         const orderId = parseId("order", ctx.options.string("order"), "buy order");
         const trader = await linkedTrader(ctx);
-        await cancelBuyOrder(trader.deps, { userId: trader.userId, orderId });
+        await trader.cancelBuyOrder({ orderId });
         return {
           ephemeral: true,
           embeds: [notice("success", `Buy order \`${orderId}\` cancelled. Items already bought stay yours.`)],
@@ -311,7 +310,7 @@ export const command = defineCommand({
       async run(ctx) {
         const listingId = parseId("listing", ctx.options.string("listing"));
         // Public data: works without a linked account (the user's key is used when there is one).
-        const market = await marketForReads(ctx.deps, ctx.user.id);
+        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
         const orders = await matchesForListing({ market, logger: ctx.log, now: ctx.deps.now }, { listingId });
         return {
           ephemeral: true,

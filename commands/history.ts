@@ -1,7 +1,6 @@
 // /history: an item's daily average price as a chart (PNG attachment), the numbers that matter
 // beside it, and the most recent individual sales.
 import { ApplicationCommandOptionType, AttachmentBuilder } from "discord.js";
-import { marketForReads } from "../src/accounts/readMarket.ts";
 import type * as Charts from "../src/charts/priceHistory.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed } from "../src/discord/render/embeds.ts";
@@ -56,7 +55,7 @@ export const command = defineCommand({
         ctx.options.string("item"),
         ctx.options.integer("paint_index"),
       );
-      const market = await marketForReads(ctx.deps, ctx.user.id);
+      const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
       const history = await priceHistory(
         { market, logger: ctx.log, now: ctx.deps.now },
         { itemName: item, paintIndex },

@@ -1,7 +1,6 @@
 // /listing: one listing in detail with the actions that fit it (view), its bids, similar listings.
 // The view's Buy/Bid/Make offer buttons belong to the buying commands (see src/discord/actions.ts).
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReads } from "../src/accounts/readMarket.ts";
 import { LISTING_ACTIONS, SEARCH_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
 import { bidsEmbed, listingButtons, listingEmbed } from "../src/discord/render/listing.ts";
@@ -9,8 +8,8 @@ import { listingPageMessage } from "../src/discord/render/search.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { parseId } from "../src/input/parse.ts";
 import { listingBids, similarListings, viewListing } from "../src/trading/listing.ts";
-import type { MarketDeps } from "../src/trading/deps.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
+import { readerDeps } from "../src/discord/trader.ts";
 
 /** Buttons on a listing view: long enough to decide, short enough not to act on a stale view. */
 export const LISTING_BUTTON_TTL_MS = 60 * 60_000;
@@ -23,15 +22,10 @@ const idOption = {
   max_length: 24,
 } as const;
 
-/** Public reads with the reader's key when linked (see marketForReads). */
-async function readDeps(ctx: BaseContext): Promise<MarketDeps> {
-  return { market: await marketForReads(ctx.deps, ctx.user.id), logger: ctx.log, now: ctx.deps.now };
-}
-
 /** The listing view as a reply: embed plus the buttons that fit, owned by the reader. Personal
  * (buttons act with the reader's account, "on your watchlist"), so ephemeral. */
 export async function listingViewReply(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const detail = await viewListing(await readDeps(ctx), {
+  const detail = await viewListing(await readerDeps(ctx), {
     listingId,
     screenshotTemplate: ctx.deps.config.MARKET_SCREENSHOT_URL,
   });
@@ -45,12 +39,12 @@ export async function listingViewReply(ctx: BaseContext, listingId: string): Pro
 }
 
 async function bidsReply(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const result = await listingBids(await readDeps(ctx), { listingId });
+  const result = await listingBids(await readerDeps(ctx), { listingId });
   return { ephemeral: true, embeds: [bidsEmbed(result)] };
 }
 
 async function similarReply(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const similar = await similarListings(await readDeps(ctx), { listingId });
+  const similar = await similarListings(await readerDeps(ctx), { listingId });
   const message = listingPageMessage({
     title: "Similar listings",
     listings: similar.slice(0, 10),

@@ -12,7 +12,7 @@ import type { Reply } from "../src/discord/reply.ts";
 import { linkedTrader } from "../src/discord/trader.ts";
 import { parseId, parseIntOption, parsePrice } from "../src/input/parse.ts";
 import type { Cents } from "../src/money.ts";
-import { counterOffer, listOffers, makeOffer } from "../src/trading/offers.ts";
+import { listOffers } from "../src/trading/offers.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 const PAGE_TTL_MS = 30 * 60_000;
@@ -22,7 +22,7 @@ const OfferForm = z.object({ price: z.string() });
 
 async function makeOfferReply(ctx: BaseContext, listingId: string, priceCents: Cents): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const offer = await makeOffer(trader.deps, { userId: trader.userId, listingId, priceCents });
+  const offer = await trader.makeOffer({ listingId, priceCents });
   return { ephemeral: true, embeds: [offerEmbed(offer, "Offer sent")] };
 }
 
@@ -110,7 +110,7 @@ export const command = defineCommand({
         const offerId = parseId("offer", ctx.options.string("offer"), "offer");
         const priceCents = parsePrice("price", ctx.options.string("price"));
         const trader = await linkedTrader(ctx);
-        const offer = await counterOffer(trader.deps, { userId: trader.userId, offerId, priceCents });
+        const offer = await trader.counterOffer({ offerId, priceCents });
         return { ephemeral: true, embeds: [offerEmbed(offer, "Counter-offer sent")] };
       },
     },

@@ -1,24 +1,19 @@
 // /portfolio: profit and loss after fees from the balance ledger, by period and item, open positions
 // at the reference price, a CSV export, a cumulative P&L chart, and how the figures are worked out.
 import { ApplicationCommandOptionType, AttachmentBuilder } from "discord.js";
-import { requireAccount } from "../src/accounts/requireAccount.ts";
 import type * as PnlChart from "../src/charts/pnl.ts";
 import { PORTFOLIO_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
-import type { BotDeps } from "../src/discord/deps.ts";
 import { numberedPaging } from "../src/discord/pager.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
-import { perApp } from "../src/discord/perApp.ts";
 import { embed } from "../src/discord/render/embeds.ts";
 import { money } from "../src/discord/render/format.ts";
 import { PORTFOLIO_PAGE_SIZE, portfolioMessage } from "../src/discord/render/portfolio.ts";
 import type { Reply } from "../src/discord/reply.ts";
 import { invalidOption, UserFacingError } from "../src/errors.ts";
 import { parseIntOption } from "../src/input/parse.ts";
-import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { portfolioCsv } from "../src/portfolio/csv.ts";
-import { portfolioFrom, readSnapshot, type Portfolio } from "../src/portfolio/readPortfolio.ts";
-import { createSnapshotCache } from "../src/portfolio/snapshotCache.ts";
+import type { Portfolio } from "../src/portfolio/readPortfolio.ts";
 import { PERIOD_LABEL, PERIODS, type Period } from "../src/portfolio/summary.ts";
 
 const PAGE_TTL_MS = 30 * 60_000;
@@ -70,27 +65,14 @@ function parseItem(raw: string | undefined): string | undefined {
   return item;
 }
 
-/** Page buttons reuse the snapshot their command read for this long; commands always read afresh. */
-const SNAPSHOT_TTL_MS = 10 * 60_000;
-const snapshots = perApp((deps: BotDeps) =>
-  createSnapshotCache({ ttlMs: SNAPSHOT_TTL_MS, maxUsers: 1_000, now: () => deps.now().getTime() }),
-);
-
-async function portfolioOf(
+/** Page buttons reuse the snapshot their command read (src/portfolio/service.ts); commands always read afresh. */
+function portfolioOf(
   ctx: BaseContext,
   period: Period,
   item: string | undefined,
   reuse = false,
 ): Promise<Portfolio> {
-  const { user, market } = await requireAccount(ctx.deps, ctx.user.id);
-  const cache = snapshots(ctx.deps);
-  let snapshot = reuse ? cache.get(user.id) : undefined;
-  if (snapshot === undefined) {
-    snapshot = await readSnapshot({ market });
-    cache.set(user.id, snapshot);
-  }
-  const fees = feeModel(percentToBps(ctx.deps.config.SELLER_FEE_PERCENT));
-  return portfolioFrom(snapshot, { now: ctx.deps.now, fees }, { period, item });
+  return ctx.deps.portfolio.read(ctx.user.id, { period, item, reuse });
 }
 
 async function summaryReply(

@@ -1,7 +1,6 @@
 // /search: market listings by item, price, float, pattern, stickers, seller...; a page of compact
 // lines with Previous/Next (owner only) and a menu opening one listing (anyone may open one).
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReads } from "../src/accounts/readMarket.ts";
 import { SEARCH_ACTIONS } from "../src/discord/actions.ts";
 import {
   defineCommand,
@@ -128,7 +127,7 @@ function oneOf<V extends string>(
 /** Reads one page of a result set and renders it with its paging controls. */
 async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promise<Omit<Reply, "ephemeral">> {
   const pager = searchPager(ctx.deps);
-  const market = await marketForReads(ctx.deps, ctx.user.id);
+  const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
   const page = await searchListings(
     { market, logger: ctx.log, now: ctx.deps.now },
     { ...ref.query, ...(ref.cursor ? { cursor: ref.cursor } : {}), limit: PAGE_SIZE },

@@ -1,6 +1,5 @@
 // /stall: a seller's public stall with its totals, paged; a private stall is said to be private.
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReads } from "../src/accounts/readMarket.ts";
 import { SEARCH_ACTIONS, STALL_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
@@ -36,7 +35,7 @@ function parseFilter(raw: string | undefined): StallFilter | undefined {
 
 async function stallPage(ctx: BaseContext, ref: PageRef<StallQuery>): Promise<MessageUpdate> {
   const pager = stallPager(ctx.deps);
-  const market = await marketForReads(ctx.deps, ctx.user.id);
+  const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
   const page = await viewStall(
     { market, logger: ctx.log, now: ctx.deps.now },
     {

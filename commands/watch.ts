@@ -1,27 +1,13 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
-import { marketForReading } from "../src/alerts/delivery/actions.ts";
 import { ruleFromOptions } from "../src/alerts/rules/ruleOptions.ts";
-import {
-  addRule,
-  listRules,
-  removeRule,
-  ruleNames,
-  setRuleEnabled,
-  testRule,
-  type RuleDestination,
-  type RuleView,
-} from "../src/alerts/rules/rules.ts";
+import type { RuleDestination, RuleView } from "../src/alerts/rules/rules.ts";
 import type { BaseContext } from "../src/discord/command.ts";
 import { defineCommand } from "../src/discord/command.ts";
-import type { BotDeps } from "../src/discord/deps.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { money, relativeTime, truncate } from "../src/discord/render/format.ts";
 import { safeUserText } from "../src/input/parse.ts";
-import { shadowReport } from "../src/snipe/arming.ts";
-import type { MarketApi } from "../src/market/client.ts";
 import { ARM_SUBCOMMANDS, cancelArm, confirmArm, disarmFromDm, runArm, runDisarm } from "./watch/arm.ts";
-import { feeModel, percentToBps } from "../src/market/fees.ts";
 import { ADD_OPTIONS, EDIT_OPTIONS, FILTERS_OPTIONS } from "./watch/addOptions.ts";
 import { ruleOptionsOf, runEdit } from "./watch/edit.ts";
 import { adjustSimilar, openSimilar, saveSimilar, similarFormSubmit } from "./watch/similar.ts";
@@ -96,17 +82,16 @@ export const command = defineCommand({
   },
   async autocomplete(ctx) {
     if (isTierAutocomplete(ctx)) return tierChoices(ctx);
-    const deps = ruleDeps(ctx.deps);
     if (ctx.focused.name === "item") {
       const names = await ctx.deps.itemNames.suggest(
-        { market: operatorMarket(ctx.deps), logger: ctx.log },
+        { market: ctx.deps.market.forKey(ctx.deps.config.MARKET_API_KEY), logger: ctx.log },
         ctx.focused.value,
         { signal: ctx.signal, withRuleNames: true },
       );
       return names.map((n) => ({ name: truncate(n, 100), value: n }));
     }
     const typed = ctx.focused.value.trim();
-    const names = await ruleNames(deps, { discordId: ctx.user.id, prefix: typed });
+    const names = await ctx.deps.rules.names({ discordId: ctx.user.id, prefix: typed });
     const choices = names.map((n) => ({ name: n, value: n }));
     // `all` first for disarm when it fits what was typed.
     if (ctx.path === "disarm" && "all".startsWith(typed.toLowerCase()))
@@ -136,7 +121,7 @@ export const command = defineCommand({
         const channel = o.channel("channel");
         const destination: RuleDestination =
           channel === undefined ? { kind: "dm" } : checkChannelDestination(ctx, channel.id);
-        const rule = await addRule(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.add({
           discordId: ctx.user.id,
           name: o.string("name"),
           filters,
@@ -154,13 +139,13 @@ export const command = defineCommand({
         };
       },
     },
-    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
-    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx, ruleDeps(ctx.deps)) },
+    edit: { defer: "ephemeral", run: (ctx) => runEdit(ctx) },
+    filters: { defer: "ephemeral", run: (ctx) => runEdit(ctx) },
     ...TIER_SUBCOMMANDS,
     list: {
       defer: "ephemeral",
       async run(ctx) {
-        const rules = await listRules(ruleDeps(ctx.deps), { discordId: ctx.user.id });
+        const rules = await ctx.deps.rules.list({ discordId: ctx.user.id });
         if (rules.length === 0) {
           return {
             ephemeral: true,
@@ -192,7 +177,7 @@ export const command = defineCommand({
     remove: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await removeRule(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.remove({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
         });
@@ -205,7 +190,7 @@ export const command = defineCommand({
     pause: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.setEnabled({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
           enabled: false,
@@ -224,7 +209,7 @@ export const command = defineCommand({
     resume: {
       defer: "ephemeral",
       async run(ctx) {
-        const rule = await setRuleEnabled(ruleDeps(ctx.deps), {
+        const rule = await ctx.deps.rules.setEnabled({
           discordId: ctx.user.id,
           name: ctx.options.string("name"),
           enabled: true,
@@ -243,10 +228,10 @@ export const command = defineCommand({
     test: {
       defer: "ephemeral",
       async run(ctx) {
-        const result = await testRule(
-          { ...ruleDeps(ctx.deps), market: await marketForUser(ctx) },
-          { discordId: ctx.user.id, name: ctx.options.string("name") },
-        );
+        const result = await ctx.deps.rules.test({
+          discordId: ctx.user.id,
+          name: ctx.options.string("name"),
+        });
         const shown = result.matches.slice(0, TEST_SHOWN).map((l) => {
           const float = l.item.float_value === undefined ? "" : ` · float ${l.item.float_value.toFixed(4)}`;
           const seed = l.item.paint_seed === undefined ? "" : ` · seed ${l.item.paint_seed}`;
@@ -277,11 +262,11 @@ export const command = defineCommand({
     [WATCH_ACTIONS.armCancel]: { defer: false, run: cancelArm },
     [WATCH_ACTIONS.disarm]: { defer: "ephemeral", run: disarmFromDm },
     [WATCH_ACTIONS.similar]: openSimilar(),
-    [WATCH_ACTIONS.similarSave]: saveSimilar((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarSave]: saveSimilar(),
     [WATCH_ACTIONS.similarAdjust]: adjustSimilar(),
   },
   modals: {
-    [WATCH_ACTIONS.similarForm]: similarFormSubmit((ctx) => ruleDeps(ctx.deps)),
+    [WATCH_ACTIONS.similarForm]: similarFormSubmit(),
   },
 });
 
@@ -290,32 +275,12 @@ async function armLine(ctx: BaseContext, r: RuleView): Promise<string> {
   if (r.arm === undefined) return "";
   const used = `${r.arm.buys}/${r.arm.maxBuys}`;
   if (r.arm.mode === "live") return `\n🎯 **Armed live**: ${used} buys used.`;
-  const p = await shadowReport(
-    { prisma: ctx.deps.prisma, logger: ctx.log, now: ctx.deps.now },
-    { ruleId: r.id, since: r.arm.since },
-  );
+  const p = await ctx.deps.arming.shadowReport({ ruleId: r.id, since: r.arm.since });
   const paper =
     p.wouldHaveBought === 0
       ? "nothing yet"
       : `would have bought ${p.wouldHaveBought} for ${money(p.spentCents)}, paper result ${money(p.paperNetCents, { sign: true })} at reference after fees${p.unpriced > 0 ? ` (${p.unpriced} without a reference)` : ""}`;
   return `\n👁️ **Armed in shadow**: ${used} · ${paper}.`;
-}
-
-function ruleDeps(deps: BotDeps) {
-  return {
-    prisma: deps.prisma,
-    logger: deps.logger,
-    maxRulesPerUser: deps.config.MAX_RULES_PER_USER,
-    fees: feeModel(percentToBps(deps.config.SELLER_FEE_PERCENT)),
-  };
-}
-
-function operatorMarket(deps: BotDeps): MarketApi {
-  return deps.market.forKey(deps.config.MARKET_API_KEY);
-}
-
-function marketForUser(ctx: BaseContext): Promise<MarketApi> {
-  return marketForReading(ctx.deps, { discordId: ctx.user.id });
 }
 
 function where(rule: RuleView): string {

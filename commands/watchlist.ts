@@ -1,7 +1,6 @@
 // /watchlist: the user's marketplace watchlist (show, add, remove), private and paged. The listing
 // view's Watch/Unwatch buttons land here too.
 import { ApplicationCommandOptionType } from "discord.js";
-import { requireAccount } from "../src/accounts/requireAccount.ts";
 import { SEARCH_ACTIONS, WATCHLIST_ACTIONS } from "../src/discord/actions.ts";
 import { defineCommand, type BaseContext, type ComponentHandler } from "../src/discord/command.ts";
 import type { BotDeps } from "../src/discord/deps.ts";
@@ -12,22 +11,18 @@ import { notice } from "../src/discord/render/embeds.ts";
 import { listingPageMessage, PAGE_SIZE } from "../src/discord/render/search.ts";
 import type { MessageUpdate, Reply } from "../src/discord/reply.ts";
 import { parseId } from "../src/input/parse.ts";
-import type { MarketDeps } from "../src/trading/deps.ts";
 import { listWatchlist, unwatchListing, watchListing } from "../src/trading/watchlist.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
+import { linkedTrader } from "../src/discord/trader.ts";
 
 /** Nothing to remember but the cursors: the owner is in the button's custom id. */
 type WatchlistQuery = Record<string, never>;
 
 const watchPager = perApp((deps: BotDeps) => createPager<WatchlistQuery>(() => deps.now().getTime()));
 
-async function linkedDeps(ctx: BaseContext): Promise<MarketDeps> {
-  const { market } = await requireAccount(ctx.deps, ctx.user.id);
-  return { market, logger: ctx.log, now: ctx.deps.now };
-}
-
 async function watchlistPage(ctx: BaseContext, ref: PageRef<WatchlistQuery>): Promise<MessageUpdate> {
-  const deps = await linkedDeps(ctx);
+  // The watchlist is the user's own: read and changed with their key.
+  const { deps } = await linkedTrader(ctx);
   const pager = watchPager(ctx.deps);
   const page = await listWatchlist(deps, { limit: PAGE_SIZE, ...(ref.cursor ? { cursor: ref.cursor } : {}) });
   const idFor = (action: string, subject: string) => ctx.customId(action, subject, { ttlMs: PAGER_TTL_MS });
@@ -47,7 +42,7 @@ async function watchlistPage(ctx: BaseContext, ref: PageRef<WatchlistQuery>): Pr
 }
 
 async function add(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const { listingId: id } = await watchListing(await linkedDeps(ctx), { listingId });
+  const { listingId: id } = await watchListing((await linkedTrader(ctx)).deps, { listingId });
   return {
     ephemeral: true,
     embeds: [
@@ -60,7 +55,7 @@ async function add(ctx: BaseContext, listingId: string): Promise<Reply> {
 }
 
 async function remove(ctx: BaseContext, listingId: string): Promise<Reply> {
-  const { listingId: id } = await unwatchListing(await linkedDeps(ctx), { listingId });
+  const { listingId: id } = await unwatchListing((await linkedTrader(ctx)).deps, { listingId });
   return {
     ephemeral: true,
     embeds: [notice("success", `Listing \`${id}\` is no longer on your marketplace watchlist.`)],

@@ -2,8 +2,7 @@
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
 import { createFateRecorder, type FateRecorder } from "./alerts/feed/fateRecorder.ts";
-import { ruleItemNames } from "./alerts/rules/ruleStore.ts";
-import { createSharedReads } from "./accounts/sharedReads.ts";
+import { createRuleChangeHub } from "./alerts/rules/changes.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";
@@ -26,10 +25,10 @@ import { createRouter, type Router, type RouterMetrics } from "./discord/router.
 import { isGatewayUp, startOpsServer, type HttpServer } from "./http/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMarketClient, type MarketClient, type MarketMetrics } from "./market/client.ts";
-import { createItemNameIndex } from "./market/itemNames.ts";
 import { createScheduler, type Scheduler } from "./market/scheduler.ts";
 import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics } from "./metrics.ts";
 import type { Sandbox } from "./sandbox/index.ts";
+import { createBotDeps } from "./services.ts";
 import { withTimeout } from "./util/timeout.ts";
 import type { AppContext, BackgroundService, ServiceFactory } from "./context.ts";
 
@@ -159,21 +158,20 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       ...(overrides.commands ?? commandModules),
       ...(overrides.extraCommands ?? []),
     ]);
-    const deps: BotDeps = {
+    // Rules saved through the handlers reach this process's alert engine at once (it subscribes
+    // when it starts, after the handlers' deps exist); other replicas learn of them by their sync.
+    const ruleChanges = createRuleChangeHub(logger);
+    const deps: BotDeps = createBotDeps({
       config,
       logger,
-      prisma: database.prisma,
+      db: database.prisma,
       market,
-      sharedReads: createSharedReads({ market, key: config.MARKET_API_KEY }),
       vault,
       now,
-      itemNames: createItemNameIndex({
-        now: () => now().getTime(),
-        known: overrides.itemCatalog ?? sandbox?.catalog ?? [],
-        ruleNames: (text, take) => ruleItemNames(database.prisma, text, take),
-      }),
+      ruleChanges,
+      itemCatalog: overrides.itemCatalog ?? sandbox?.catalog ?? [],
       commands: registry.definitions,
-    };
+    });
 
     const client = createDiscordClient(config, logger);
     closers.push({ name: "discord client", close: () => client.destroy() });
@@ -208,6 +206,8 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
       deps,
       database,
       market,
+      vault,
+      ruleChanges,
       fates,
       metrics,
       scheduler,

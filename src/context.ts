@@ -2,8 +2,10 @@
 // root (src/app.ts), which fills it, and the services and endpoints it starts.
 import type { Client } from "discord.js";
 import type { FateRecorder } from "./alerts/feed/fateRecorder.ts";
+import type { RuleChangeHub } from "./alerts/rules/changes.ts";
 import type { Config } from "./config/index.ts";
 import type { Database } from "./db/index.ts";
+import type { KeyVault } from "./db/keyVault.ts";
 import type { BotDeps } from "./discord/deps.ts";
 import type { Logger } from "./log.ts";
 import type { MarketClient } from "./market/client.ts";
@@ -25,6 +27,10 @@ export interface AppContext {
   readonly deps: BotDeps;
   readonly database: Database;
   readonly market: MarketClient;
+  /** Opens users' stored keys (the pollers act with them). */
+  readonly vault: KeyVault;
+  /** Every rule change the handlers write, for the alert engine's matcher to follow at once. */
+  readonly ruleChanges: RuleChangeHub;
   /** Where listing reads and the feed report listings that left the market. */
   readonly fates: FateRecorder;
   /** The app's Prometheus registry and the hooks that feed it. */

@@ -11,7 +11,6 @@ import type { CommandHandler, ComponentHandler } from "../../src/discord/command
 import { button, row } from "../../src/discord/render/button.ts";
 import { deleteConfirmEmbed, deletedEmbed, exportEmbed } from "../../src/discord/render/privacy.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
-import { deleteUserData, exportUserData, previewDelete } from "../../src/privacy/index.ts";
 
 const CONFIRM_TTL_MS = 5 * 60_000;
 
@@ -32,7 +31,7 @@ export const deleteSubcommand = subcommand({
 export const exportHandler: CommandHandler = {
   defer: "ephemeral",
   async run(ctx) {
-    const result = await exportUserData(ctx.deps, { discordUserId: ctx.user.id });
+    const result = await ctx.deps.privacy.export({ discordUserId: ctx.user.id });
     if (!result.found) {
       return {
         ephemeral: true,
@@ -53,7 +52,7 @@ export const exportHandler: CommandHandler = {
 export const deleteHandler: CommandHandler = {
   defer: "ephemeral",
   async run(ctx) {
-    const preview = await previewDelete(ctx.deps.prisma, ctx.user.id);
+    const preview = await ctx.deps.privacy.previewDelete(ctx.user.id);
     if (preview === undefined) {
       return {
         ephemeral: true,
@@ -83,7 +82,7 @@ export const privacyComponents: Readonly<Record<string, ComponentHandler>> = {
   [ACCOUNT_ACTIONS.deleteConfirm]: {
     defer: "update",
     async run(ctx) {
-      const result = await deleteUserData(ctx.deps, { discordUserId: ctx.user.id });
+      const result = await ctx.deps.privacy.delete({ discordUserId: ctx.user.id });
       await ctx.update({ embeds: [deletedEmbed(result)], components: [] });
     },
   },

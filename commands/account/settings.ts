@@ -6,7 +6,7 @@ import {
   PermissionFlagsBits,
   type APIApplicationCommandSubcommandOption,
 } from "discord.js";
-import { changeSettings, showSettings, type SettingsChange } from "../../src/accounts/settings.ts";
+import type { SettingsChange } from "../../src/accounts/settings.ts";
 import type { CommandHandler } from "../../src/discord/command.ts";
 import { settingsEmbed } from "../../src/discord/render/account.ts";
 import { invalidOption, UserFacingError } from "../../src/errors.ts";
@@ -125,12 +125,11 @@ export const settingsHandler: CommandHandler<(typeof settingsSubcommand)["option
     const timezone = zone ?? quiet?.timezone;
     if (timezone !== undefined) change.timezone = timezone;
 
-    const deps = { prisma: ctx.deps.prisma };
     if (Object.keys(change).length === 0) {
-      const current = await showSettings(deps, { discordUserId: ctx.user.id });
+      const current = await ctx.deps.accounts.settings.show({ discordUserId: ctx.user.id });
       return { ephemeral: true, embeds: [settingsEmbed(current, { changed: false })] };
     }
-    const saved = await changeSettings(deps, { discordUserId: ctx.user.id, change });
+    const saved = await ctx.deps.accounts.settings.change({ discordUserId: ctx.user.id, change });
     return { ephemeral: true, embeds: [settingsEmbed(saved, { changed: true })] };
   },
 };

@@ -1,7 +1,6 @@
 // /account transactions [type] [page]: the balance ledger, newest first, with Previous/Next.
 // Plugged into commands/account.ts (definition, handler and page button).
 import { ApplicationCommandOptionType, type APIApplicationCommandSubcommandOption } from "discord.js";
-import { requireAccount } from "../../src/accounts/requireAccount.ts";
 import { listTransactions } from "../../src/accounts/transactions.ts";
 import { ACCOUNT_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, CommandHandler, ComponentHandler } from "../../src/discord/command.ts";
@@ -51,7 +50,7 @@ async function transactionsPage(
   page: number,
   type: TransactionType | undefined,
 ): Promise<Reply> {
-  const { market } = await requireAccount(ctx.deps, ctx.user.id);
+  const { market } = await ctx.deps.accounts.require(ctx.user.id);
   const result = await listTransactions({ market, logger: ctx.log }, { page, type });
   const id = (p: number) =>
     ctx.customId(ACCOUNT_ACTIONS.transactionsPage, `${p}.${type ?? "any"}`, { ttlMs: PAGE_TTL_MS });

@@ -1,10 +1,9 @@
 // /buyorder confirmations: creating an order, or an edit that raises what it can spend, first
 // shows its total exposure against the caps; the order is placed or changed only on the button.
 // The draft lives in the database, so the button works after a restart and on any replica, once.
+import { BUY_ORDER_ACTIONS } from "../../src/discord/actions.ts";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
-import { BUY_ORDER_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import {
   unseenItemNotice,
@@ -16,8 +15,8 @@ import { notice } from "../../src/discord/render/embeds.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { UserFacingError } from "../../src/errors.ts";
-import { editBuyOrder, previewBuyOrderEdit, type EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
-import { createBuyOrder, quoteBuyOrder, type NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
+import type { EditBuyOrderInput } from "../../src/trading/buyOrderEdit.ts";
+import type { NewBuyOrderInput } from "../../src/trading/buyOrders.ts";
 import type { BuyOrderConstraints } from "../../src/trading/constraints.ts";
 
 /** Long enough to read the exposure and the caps; short enough that they are still true. */
@@ -57,19 +56,20 @@ export async function createConfirmation(
   unseen?: { similar: readonly string[] },
 ): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const quote = await quoteBuyOrder(trader.deps, { ...input, userId: trader.userId });
-  const draft = await createDraft(ctx.deps.prisma, {
-    userId: trader.userId,
-    kind: BUY_ORDER_ACTIONS.create,
-    payload: {
-      itemName: quote.itemName,
-      maxPriceCents: quote.maxPriceCents,
-      quantity: quote.quantity,
-      constraints: quote.constraints as Record<string, unknown> as never,
+  const quote = await trader.quoteBuyOrder(input);
+  const draft = await ctx.deps.drafts.create(
+    { userId: trader.userId },
+    {
+      kind: BUY_ORDER_ACTIONS.create,
+      payload: {
+        itemName: quote.itemName,
+        maxPriceCents: quote.maxPriceCents,
+        quantity: quote.quantity,
+        constraints: quote.constraints,
+      },
+      ttlMs: CONFIRM_TTL_MS,
     },
-    ttlMs: CONFIRM_TTL_MS,
-    now: ctx.deps.now(),
-  });
+  );
   const message = buyOrderConfirmMessage(
     quote,
     buttons(ctx, BUY_ORDER_ACTIONS.create, draft.id, draft.expiresAt),
@@ -90,28 +90,25 @@ export async function createConfirmation(
  */
 export async function editOrConfirm(ctx: BaseContext, input: EditBuyOrderInput): Promise<Reply> {
   const trader = await linkedTrader(ctx);
-  const preview = await previewBuyOrderEdit(trader.deps, { ...input, userId: trader.userId });
+  const preview = await trader.previewBuyOrderEdit(input);
   if (preview.exposureAfterCents <= preview.exposureBeforeCents) {
-    const order = await editBuyOrder(trader.deps, {
-      ...input,
-      userId: trader.userId,
-      idempotencyKey: `bo.edit:${randomUUID()}`,
-    });
+    const order = await trader.editBuyOrder({ ...input, idempotencyKey: `bo.edit:${randomUUID()}` });
     return { ephemeral: true, embeds: [buyOrderEmbed(order, "Buy order updated")] };
   }
-  const draft = await createDraft(ctx.deps.prisma, {
-    userId: trader.userId,
-    kind: BUY_ORDER_ACTIONS.edit,
-    payload: {
-      orderId: input.orderId,
-      ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
-      ...(input.quantity === undefined ? {} : { quantity: input.quantity }),
-      constraints: (input.constraints ?? {}) as Record<string, unknown> as never,
-      clear: [...(input.clear ?? [])],
+  const draft = await ctx.deps.drafts.create(
+    { userId: trader.userId },
+    {
+      kind: BUY_ORDER_ACTIONS.edit,
+      payload: {
+        orderId: input.orderId,
+        ...(input.maxPriceCents === undefined ? {} : { maxPriceCents: input.maxPriceCents }),
+        ...(input.quantity === undefined ? {} : { quantity: input.quantity }),
+        constraints: input.constraints ?? {},
+        clear: [...(input.clear ?? [])],
+      },
+      ttlMs: CONFIRM_TTL_MS,
     },
-    ttlMs: CONFIRM_TTL_MS,
-    now: ctx.deps.now(),
-  });
+  );
   return {
     ephemeral: true,
     ...buyOrderRaiseMessage(preview, buttons(ctx, BUY_ORDER_ACTIONS.edit, draft.id, draft.expiresAt)),
@@ -130,17 +127,13 @@ function gone(reason: "missing" | "expired"): UserFacingError {
 /** Place order: the draft is taken once, the exposure reserved under the caps, the order sent. */
 export async function confirmCreate(ctx: ComponentContext): Promise<void> {
   const trader = await linkedTrader(ctx);
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: ctx.id.subject,
-    userId: trader.userId,
-    kind: BUY_ORDER_ACTIONS.create,
-    schema: CreateDraft,
-    now: ctx.deps.now(),
-  });
+  const taken = await ctx.deps.drafts.take(
+    { userId: trader.userId },
+    { id: ctx.id.subject, kind: BUY_ORDER_ACTIONS.create, schema: CreateDraft },
+  );
   if (!taken.ok) throw gone(taken.reason);
-  const order = await createBuyOrder(trader.deps, {
+  const order = await trader.createBuyOrder({
     ...taken.payload,
-    userId: trader.userId,
     // One key per draft: a repeat of this confirmation can never place a second order.
     idempotencyKey: `bo.create:${ctx.id.subject}`,
   });
@@ -149,22 +142,18 @@ export async function confirmCreate(ctx: ComponentContext): Promise<void> {
 
 export async function confirmEdit(ctx: ComponentContext): Promise<void> {
   const trader = await linkedTrader(ctx);
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: ctx.id.subject,
-    userId: trader.userId,
-    kind: BUY_ORDER_ACTIONS.edit,
-    schema: EditDraft,
-    now: ctx.deps.now(),
-  });
+  const taken = await ctx.deps.drafts.take(
+    { userId: trader.userId },
+    { id: ctx.id.subject, kind: BUY_ORDER_ACTIONS.edit, schema: EditDraft },
+  );
   if (!taken.ok) throw gone(taken.reason);
   const d = taken.payload;
-  const order = await editBuyOrder(trader.deps, {
+  const order = await trader.editBuyOrder({
     orderId: d.orderId,
     maxPriceCents: d.maxPriceCents,
     quantity: d.quantity,
     constraints: d.constraints,
     clear: d.clear,
-    userId: trader.userId,
     idempotencyKey: `bo.edit:${ctx.id.subject}`,
   });
   await ctx.update({ embeds: [buyOrderEmbed(order, "Buy order updated")], components: [] });
@@ -172,7 +161,7 @@ export async function confirmEdit(ctx: ComponentContext): Promise<void> {
 
 export async function dismiss(ctx: ComponentContext): Promise<void> {
   // The token is unguessable and the button is its owner's alone.
-  await ctx.deps.prisma.draft.deleteMany({ where: { id: ctx.id.subject } });
+  await ctx.deps.drafts.discard(ctx.id.subject);
   await ctx.update({
     embeds: [notice("info", "Cancelled; no buy order was placed or changed.")],
     components: [],

@@ -5,16 +5,10 @@ import { GUARD_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentHandler } from "../../src/discord/command.ts";
 import { guardOffEmbed, guardSetEmbed } from "../../src/discord/render/alerts/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
-import { linkedTrader } from "../../src/discord/trader.ts";
-import { getUserByDiscordId } from "../../src/db/repos/users.ts";
 import { invalidOption, UserFacingError } from "../../src/errors.ts";
 import { parseId, parseIntOption, parsePrice } from "../../src/input/parse.ts";
-import {
-  DEFAULT_MAX_CHANGES_PER_DAY,
-  MAX_CHANGES_PER_DAY,
-  setBuyOrderGuard,
-  turnOffGuard,
-} from "../../src/guards/setGuard.ts";
+import { DEFAULT_MAX_CHANGES_PER_DAY, MAX_CHANGES_PER_DAY } from "../../src/guards/setGuard.ts";
+import type { GuardSettings } from "../../src/guards/settings.ts";
 
 const S = ApplicationCommandOptionType.String;
 
@@ -93,12 +87,11 @@ export function guardLimits(raw: GuardInput, limit: "ceiling" | "floor") {
 /** Turns off the caller's own guard (by id, or by what it guards) and answers privately. */
 export async function turnOffReply(
   ctx: BaseContext,
-  which: Parameters<typeof turnOffGuard>[2],
+  which: Parameters<GuardSettings["turnOff"]>[0]["which"],
   noGuard: string,
 ): Promise<Reply> {
-  const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-  if (user === null) throw new UserFacingError("not_found", noGuard);
-  const off = await turnOffGuard(ctx.deps.prisma, user.id, which);
+  const off = await ctx.deps.guards.turnOff({ discordUserId: ctx.user.id, which });
+  if (off === undefined) throw new UserFacingError("not_found", noGuard);
   return { ephemeral: true, embeds: [guardOffEmbed(off)] };
 }
 
@@ -111,14 +104,16 @@ export async function runBuyOrderGuard(ctx: BaseContext, raw: GuardInput): Promi
       `You have no guard on order ${orderId}.`,
     );
   const limits = guardLimits(raw, "ceiling");
-  const trader = await linkedTrader(ctx);
-  const guard = await setBuyOrderGuard(trader.deps, {
-    userId: trader.userId,
-    orderId,
-    ceilingCents: limits.limitCents,
-    stepCents: limits.stepCents,
-    maxChangesPerDay: limits.maxChangesPerDay,
-  });
+  const guard = await ctx.deps.guards.guardBuyOrder(
+    {
+      discordUserId: ctx.user.id,
+      orderId,
+      ceilingCents: limits.limitCents,
+      stepCents: limits.stepCents,
+      maxChangesPerDay: limits.maxChangesPerDay,
+    },
+    ctx.log,
+  );
   ctx.log.info({ guardId: guard.id, orderId }, "buy-order guard set");
   return { ephemeral: true, embeds: [guardSetEmbed(guard)] };
 }

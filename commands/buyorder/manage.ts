@@ -17,7 +17,7 @@ import { notice } from "../../src/discord/render/embeds.ts";
 import type { Reply } from "../../src/discord/reply.ts";
 import { linkedTrader } from "../../src/discord/trader.ts";
 import { parseId, parseIntOption, parsePrice } from "../../src/input/parse.ts";
-import { cancelBuyOrder, listBuyOrders } from "../../src/trading/buyOrders.ts";
+import { listBuyOrders } from "../../src/trading/buyOrders.ts";
 import { editOrConfirm } from "./confirm.ts";
 
 const PAGE_TTL_MS = 30 * 60_000;
@@ -99,7 +99,7 @@ export const manageComponents: Readonly<Record<string, ComponentHandler>> = {
       const page = pageFromSubject(pageText);
       const orderId = parseId("order", rawId, "buy order");
       const trader = await linkedTrader(ctx);
-      await cancelBuyOrder(trader.deps, { userId: trader.userId, orderId });
+      await trader.cancelBuyOrder({ orderId });
       const { embeds, components } = await ordersPage(ctx, page);
       await ctx.update({
         embeds: [

@@ -4,9 +4,7 @@ import { ApplicationCommandOptionType } from "discord.js";
 import type { BaseContext } from "../../src/discord/command.ts";
 import { guardSetEmbed } from "../../src/discord/render/alerts/automation.ts";
 import type { Reply } from "../../src/discord/reply.ts";
-import { linkedTrader } from "../../src/discord/trader.ts";
 import { parseId } from "../../src/input/parse.ts";
-import { setListingGuard } from "../../src/guards/setGuard.ts";
 import { guardLimitOptions, guardLimits, turnOffReply, type GuardInput } from "../buyorder/guard.ts";
 
 export const SELL_GUARD_SUBCOMMAND = {
@@ -34,14 +32,16 @@ export async function runSellGuard(ctx: BaseContext, raw: GuardInput): Promise<R
       `You have no guard on listing ${listingId}.`,
     );
   const limits = guardLimits(raw, "floor");
-  const trader = await linkedTrader(ctx);
-  const guard = await setListingGuard(trader.deps, {
-    userId: trader.userId,
-    listingId,
-    floorCents: limits.limitCents,
-    stepCents: limits.stepCents,
-    maxChangesPerDay: limits.maxChangesPerDay,
-  });
+  const guard = await ctx.deps.guards.guardListing(
+    {
+      discordUserId: ctx.user.id,
+      listingId,
+      floorCents: limits.limitCents,
+      stepCents: limits.stepCents,
+      maxChangesPerDay: limits.maxChangesPerDay,
+    },
+    ctx.log,
+  );
   ctx.log.info({ guardId: guard.id, listingId }, "listing guard set");
   return { ephemeral: true, embeds: [guardSetEmbed(guard)] };
 }

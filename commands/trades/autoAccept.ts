@@ -5,9 +5,8 @@ import type { BaseContext } from "../../src/discord/command.ts";
 import { embed } from "../../src/discord/render/embeds.ts";
 import { money } from "../../src/discord/render/format.ts";
 import type { Reply } from "../../src/discord/reply.ts";
-import { linkedTrader } from "../../src/discord/trader.ts";
 import { parsePrice, parseText, safeUserText } from "../../src/input/parse.ts";
-import { setAutoAccept, type AutoAcceptSettings } from "../../src/autoAccept/settings.ts";
+import type { AutoAcceptSettings } from "../../src/autoAccept/settings.ts";
 
 const MAX_ITEM_TEXT = 100;
 
@@ -46,14 +45,10 @@ export async function runAutoAccept(
   const minPriceCents = raw.minPrice === undefined ? undefined : parsePrice("min_price", raw.minPrice);
   const itemContains = raw.item === undefined ? undefined : parseText("item", raw.item, MAX_ITEM_TEXT);
   // Auto-accept runs on the user's linked key: no key, nothing to switch on.
-  const trader = await linkedTrader(ctx);
-  const saved = await setAutoAccept(ctx.deps.prisma, {
-    userId: trader.userId,
-    enabled: raw.enabled,
-    minPriceCents,
-    itemContains,
-  });
-  ctx.log.info({ userId: trader.userId, enabled: saved.enabled }, "auto-accept set");
+  const saved = await ctx.deps.automation.setAutoAccept(
+    { discordUserId: ctx.user.id, enabled: raw.enabled, minPriceCents, itemContains },
+    ctx.log,
+  );
   return { ephemeral: true, embeds: [settingsEmbed(saved)] };
 }
 

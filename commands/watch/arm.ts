@@ -2,27 +2,14 @@
 // ceiling, max_buys and the caps, and arms only on the Arm button (a stored draft, used once).
 // The Disarm button on every outcome DM lands here too.
 import { ApplicationCommandOptionType, ButtonStyle } from "discord.js";
-import { z } from "zod";
-import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
-import { getUserByDiscordId } from "../../src/db/repos/users.ts";
 import { WATCH_ACTIONS } from "../../src/discord/actions.ts";
 import type { BaseContext, ComponentContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { money, truncate } from "../../src/discord/render/format.ts";
 import { button, row } from "../../src/discord/render/button.ts";
 import type { Reply } from "../../src/discord/reply.ts";
-import { UserFacingError } from "../../src/errors.ts";
 import { safeUserText } from "../../src/input/parse.ts";
-import {
-  armLive,
-  armShadow,
-  describeCeiling,
-  disarm,
-  disarmById,
-  MAX_BUYS_LIMIT,
-  quoteLiveArm,
-  type ArmingDeps,
-} from "../../src/snipe/arming.ts";
+import { describeCeiling, MAX_BUYS_LIMIT } from "../../src/snipe/arming.ts";
 import { describeCaps } from "../../src/spending/guard.ts";
 
 /** Long enough to read the caps; short enough that they are still true when Arm is pressed. */
@@ -71,19 +58,6 @@ export const ARM_SUBCOMMANDS = [
   },
 ] as const;
 
-const ArmDraft = z.object({
-  ruleId: z.number().int(),
-  maxBuys: z.number().int(),
-  filtersHash: z.string(),
-  ceilingCents: z.number().int().positive(),
-  budgetCents: z.number().int().positive(),
-  linkGeneration: z.number().int(),
-});
-
-function armingDeps(ctx: BaseContext): ArmingDeps {
-  return { prisma: ctx.deps.prisma, logger: ctx.log, now: ctx.deps.now };
-}
-
 export async function runArm(
   ctx: BaseContext,
   input: { rule: string; mode: string; maxBuys: number | undefined },
@@ -91,7 +65,7 @@ export async function runArm(
   const { rule, mode } = input;
   const maxBuys = input.maxBuys ?? 1;
   if (mode === "shadow") {
-    const armed = await armShadow(armingDeps(ctx), { discordId: ctx.user.id, rule, maxBuys });
+    const armed = await ctx.deps.arming.armShadow({ discordId: ctx.user.id, rule, maxBuys }, ctx.log);
     return {
       ephemeral: true,
       embeds: [
@@ -103,21 +77,10 @@ export async function runArm(
       ],
     };
   }
-  const q = await quoteLiveArm(armingDeps(ctx), { discordId: ctx.user.id, rule, maxBuys });
-  const draft = await createDraft(ctx.deps.prisma, {
-    userId: q.userId,
-    kind: WATCH_ACTIONS.arm,
-    payload: {
-      ruleId: q.ruleId,
-      maxBuys: q.maxBuys,
-      filtersHash: q.filtersHash,
-      ceilingCents: q.ceilingCents,
-      budgetCents: q.budgetCents,
-      linkGeneration: q.linkGeneration,
-    },
-    ttlMs: CONFIRM_TTL_MS,
-    now: ctx.deps.now(),
-  });
+  const { quote: q, draftId } = await ctx.deps.arming.quoteLive(
+    { discordId: ctx.user.id, rule, maxBuys, ttlMs: CONFIRM_TTL_MS },
+    ctx.log,
+  );
   const ttl = { ttlMs: CONFIRM_TTL_MS };
   return {
     ephemeral: true,
@@ -146,14 +109,14 @@ export async function runArm(
       }),
     ],
     components: row([
-      button("Arm", ButtonStyle.Danger, ctx.customId(WATCH_ACTIONS.arm, draft.id, ttl)),
-      button("Cancel", ButtonStyle.Secondary, ctx.customId(WATCH_ACTIONS.armCancel, draft.id, ttl)),
+      button("Arm", ButtonStyle.Danger, ctx.customId(WATCH_ACTIONS.arm, draftId, ttl)),
+      button("Cancel", ButtonStyle.Secondary, ctx.customId(WATCH_ACTIONS.armCancel, draftId, ttl)),
     ]),
   };
 }
 
 export async function runDisarm(ctx: BaseContext, input: { rule: string }): Promise<Reply> {
-  const names = await disarm(armingDeps(ctx), { discordId: ctx.user.id, rule: input.rule });
+  const names = await ctx.deps.arming.disarm({ discordId: ctx.user.id, rule: input.rule }, ctx.log);
   return { ephemeral: true, embeds: [disarmedNotice(names)] };
 }
 
@@ -164,25 +127,10 @@ function disarmedNotice(names: readonly string[]) {
 }
 
 export async function confirmArm(ctx: ComponentContext): Promise<void> {
-  const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-  if (user === null)
-    throw new UserFacingError("not_linked", "Link your marketplace account first with /account link.");
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: ctx.id.subject,
-    userId: user.id,
-    kind: WATCH_ACTIONS.arm,
-    schema: ArmDraft,
-    now: ctx.deps.now(),
-  });
-  if (!taken.ok) {
-    throw new UserFacingError(
-      "expired",
-      taken.reason === "expired"
-        ? "This confirmation expired; nothing was armed. Run /watch arm again."
-        : "This confirmation was already used or cancelled; nothing more was done.",
-    );
-  }
-  const armed = await armLive(armingDeps(ctx), { discordId: ctx.user.id, ...taken.payload });
+  const armed = await ctx.deps.arming.confirmLive(
+    { discordId: ctx.user.id, draftId: ctx.id.subject },
+    ctx.log,
+  );
   await ctx.update({
     embeds: [
       embed({
@@ -196,18 +144,16 @@ export async function confirmArm(ctx: ComponentContext): Promise<void> {
 }
 
 export async function cancelArm(ctx: ComponentContext): Promise<void> {
-  await ctx.deps.prisma.draft.deleteMany({ where: { id: ctx.id.subject } });
+  await ctx.deps.arming.cancelLive(ctx.id.subject);
   await ctx.update({ embeds: [notice("info", "Cancelled; the rule was not armed.")], components: [] });
 }
 
 /** The Disarm button on an outcome DM: the message stays, its Disarm button goes. */
 export async function disarmFromDm(ctx: ComponentContext): Promise<Reply> {
-  const user = await getUserByDiscordId(ctx.deps.prisma, ctx.user.id);
-  const ruleId = Number(ctx.id.subject);
-  if (user === null || !Number.isSafeInteger(ruleId)) {
-    return { ephemeral: true, embeds: [notice("info", "No rule was armed; nothing changed.")] };
-  }
-  const names = await disarmById(armingDeps(ctx), { userId: user.id, ruleId });
+  const names = await ctx.deps.arming.disarmById(
+    { discordId: ctx.user.id, ruleId: Number(ctx.id.subject) },
+    ctx.log,
+  );
   return { ephemeral: true, embeds: [disarmedNotice(names)] };
 }
 

@@ -1,8 +1,7 @@
 // /watch edit and /watch filters: change a rule in place and show it before and after.
-import { editRule, parseClear } from "../../src/alerts/rules/ruleEdit.ts";
+import { parseClear } from "../../src/alerts/rules/ruleEdit.ts";
 import type { RuleOptions } from "../../src/alerts/rules/ruleOptions.ts";
-import type { RuleDeps, RuleDestination } from "../../src/alerts/rules/rules.ts";
-import { tierSeeds } from "../../src/alerts/rules/tiers.ts";
+import type { RuleDestination } from "../../src/alerts/rules/rules.ts";
 import type { CommandContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";
@@ -54,14 +53,16 @@ function where(d: RuleDestination): string {
 }
 
 /** Edits the rule named in `rule` with the options given, and answers with it before and after. */
-export async function runEdit(ctx: CommandContext, deps: RuleDeps) {
+export async function runEdit(ctx: CommandContext) {
   const o = readerOf(ctx);
   const options = ruleOptionsOf(ctx);
   const clear = parseClear(o.string("clear"));
   const tierName = o.string("tier");
   // The tier's seeds come from the database; the edit only parses what was typed.
   const tier =
-    tierName === undefined ? undefined : await tierSeeds(deps, { discordId: ctx.user.id, name: tierName });
+    tierName === undefined
+      ? undefined
+      : await ctx.deps.rules.tiers.seeds({ discordId: ctx.user.id, name: tierName });
   const channel = o.channel("channel");
   const destination = channel === undefined ? undefined : checkChannelDestination(ctx, channel.id);
   if (channel !== undefined && clear.includes("channel")) {
@@ -70,7 +71,7 @@ export async function runEdit(ctx: CommandContext, deps: RuleDeps) {
       embeds: [notice("error", "`channel` and `clear: channel` contradict each other; pick one.")],
     };
   }
-  const result = await editRule(deps, {
+  const result = await ctx.deps.rules.edit({
     discordId: ctx.user.id,
     name: o.string("rule") ?? "",
     options,

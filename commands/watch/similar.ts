@@ -2,18 +2,14 @@
 // press (Save rule), or after changing it in a form filled from the listing (Adjust…).
 import { ButtonStyle, LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from "discord.js";
 import { z } from "zod";
-import { marketForReading } from "../../src/alerts/delivery/actions.ts";
 import { describeFilters } from "../../src/alerts/rules/describeFilters.ts";
-import type { RuleDeps, RuleView } from "../../src/alerts/rules/rules.ts";
+import type { RuleView } from "../../src/alerts/rules/rules.ts";
 import {
   adjustSimilarRule,
   proposeSimilarRule,
-  saveSimilarRule,
   SimilarRuleSchema,
   type SimilarRule,
 } from "../../src/alerts/rules/similarRule.ts";
-import { createDraft, takeDraft } from "../../src/db/repos/drafts.ts";
-import { ensureUser } from "../../src/db/repos/users.ts";
 import { WATCH_ACTIONS } from "../../src/discord/actions.ts";
 import {
   modal,
@@ -48,25 +44,20 @@ function gone(): UserFacingError {
 
 /** The proposal as stored with its draft, read without taking it (the form may be cancelled). */
 async function peekProposal(ctx: BaseContext, draftId: string): Promise<SimilarRule> {
-  const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
-  const row = await ctx.deps.prisma.draft.findFirst({
-    where: { id: draftId, userId: user.id, kind: DRAFT_KIND, expiresAt: { gt: ctx.deps.now() } },
-  });
-  const parsed = SimilarRuleSchema.safeParse(row?.payload);
-  if (!parsed.success) throw gone();
-  return parsed.data;
+  const proposal = await ctx.deps.drafts.peek(
+    { discordId: ctx.user.id },
+    { id: draftId, kind: DRAFT_KIND, schema: SimilarRuleSchema },
+  );
+  if (proposal === undefined) throw gone();
+  return proposal;
 }
 
 /** Takes the proposal once: a second press or another replica finds nothing. */
 async function takeProposal(ctx: BaseContext, draftId: string): Promise<SimilarRule> {
-  const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
-  const taken = await takeDraft(ctx.deps.prisma, {
-    id: draftId,
-    userId: user.id,
-    kind: DRAFT_KIND,
-    schema: SimilarRuleSchema,
-    now: ctx.deps.now(),
-  });
+  const taken = await ctx.deps.drafts.take(
+    { discordId: ctx.user.id },
+    { id: draftId, kind: DRAFT_KIND, schema: SimilarRuleSchema },
+  );
   if (!taken.ok) throw gone();
   return taken.payload;
 }
@@ -85,16 +76,12 @@ export function openSimilar(): ComponentHandler {
     defer: "ephemeral",
     async run(ctx: ComponentContext) {
       const listingId = parseId("listing", ctx.id.subject);
-      const market = await marketForReading(ctx.deps, { discordId: ctx.user.id });
+      const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
       const { listing: _listing, ...proposal } = await proposeSimilarRule({ market }, { listingId });
-      const user = await ensureUser(ctx.deps.prisma, ctx.user.id);
-      const draft = await createDraft(ctx.deps.prisma, {
-        userId: user.id,
-        kind: DRAFT_KIND,
-        payload: proposal,
-        ttlMs: DRAFT_TTL_MS,
-        now: ctx.deps.now(),
-      });
+      const draft = await ctx.deps.drafts.create(
+        { discordId: ctx.user.id },
+        { kind: DRAFT_KIND, payload: proposal, ttlMs: DRAFT_TTL_MS },
+      );
       const ttl = { ttlMs: DRAFT_TTL_MS };
       return {
         ephemeral: true,
@@ -118,12 +105,12 @@ export function openSimilar(): ComponentHandler {
 }
 
 /** Save rule: the proposal as shown, saved under a free name. */
-export function saveSimilar(deps: (ctx: ComponentContext) => RuleDeps): ComponentHandler {
+export function saveSimilar(): ComponentHandler {
   return {
     defer: "update",
     async run(ctx: ComponentContext) {
       const proposal = await takeProposal(ctx, ctx.id.subject);
-      const rule = await saveSimilarRule(deps(ctx), { discordId: ctx.user.id, proposal });
+      const rule = await ctx.deps.rules.saveSimilar({ discordId: ctx.user.id, proposal });
       await ctx.update({ embeds: [savedEmbed(rule)], components: [] });
     },
   };
@@ -180,7 +167,7 @@ export function adjustSimilar(): ComponentHandler {
 }
 
 /** The form's submission: the adjusted proposal saved (the draft taken once). */
-export function similarFormSubmit(deps: (ctx: BaseContext) => RuleDeps): ModalHandler {
+export function similarFormSubmit(): ModalHandler {
   return modal({
     defer: "ephemeral",
     fields: SimilarForm,
@@ -188,7 +175,7 @@ export function similarFormSubmit(deps: (ctx: BaseContext) => RuleDeps): ModalHa
       // Checked before the draft is taken: a typo in the form leaves the proposal to fix and resend.
       const adjusted = adjustSimilarRule(await peekProposal(ctx, ctx.id.subject), form);
       await takeProposal(ctx, ctx.id.subject);
-      const rule = await saveSimilarRule(deps(ctx), { discordId: ctx.user.id, proposal: adjusted });
+      const rule = await ctx.deps.rules.saveSimilar({ discordId: ctx.user.id, proposal: adjusted });
       return { ephemeral: true, embeds: [savedEmbed(rule)] };
     },
   });

@@ -1,17 +1,8 @@
 // /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/alerts/rules/tiers.ts, render.
 import { ApplicationCommandOptionType } from "discord.js";
 import { MAX_TIER_NAME } from "../../src/alerts/rules/dealFilters.ts";
-import {
-  listTiers,
-  MAX_TIER_SEEDS,
-  MAX_TIERS_PER_USER,
-  removeTier,
-  saveTier,
-  tierNames,
-} from "../../src/alerts/rules/tiers.ts";
-import type { TierDeps } from "../../src/alerts/rules/tiers.ts";
+import { MAX_TIER_SEEDS, MAX_TIERS_PER_USER } from "../../src/alerts/rules/tiers.ts";
 import type { AutocompleteContext, Choice, CommandContext, LeafOptions } from "../../src/discord/command.ts";
-import type { BotDeps } from "../../src/discord/deps.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";
 import { safeUserText } from "../../src/input/parse.ts";
@@ -64,7 +55,7 @@ type Ctx<P extends "tier add" | "tier list" | "tier remove"> = CommandContext<Le
 
 /** Tier names for the `tier` option of /watch add and the `name` option of /watch tier remove. */
 export async function tierChoices(ctx: AutocompleteContext): Promise<readonly Choice[]> {
-  const names = await tierNames(tierDeps(ctx.deps), { discordId: ctx.user.id, prefix: ctx.focused.value });
+  const names = await ctx.deps.rules.tiers.names({ discordId: ctx.user.id, prefix: ctx.focused.value });
   return names.map((n) => ({ name: n, value: n }));
 }
 
@@ -81,12 +72,12 @@ function seedList(seeds: readonly number[]): string {
 
 const quoted = (name: string, max = MAX_TIER_NAME) => `**${safeUserText(name, max)}**`;
 
-/** The rules' index follows tier changes through the rules' updated_at, like every rule edit. */
+/** A tier change reaches the rules following it, and the matcher, like every rule edit. */
 export const TIER_SUBCOMMANDS = {
   "tier add": {
     defer: "ephemeral",
     async run(ctx: Ctx<"tier add">) {
-      const tier = await saveTier(tierDeps(ctx.deps), {
+      const tier = await ctx.deps.rules.tiers.save({
         discordId: ctx.user.id,
         name: ctx.options.string("name"),
         seeds: ctx.options.string("seeds"),
@@ -110,7 +101,7 @@ export const TIER_SUBCOMMANDS = {
   "tier list": {
     defer: "ephemeral",
     async run(ctx: Ctx<"tier list">) {
-      const tiers = await listTiers(tierDeps(ctx.deps), { discordId: ctx.user.id });
+      const tiers = await ctx.deps.rules.tiers.list({ discordId: ctx.user.id });
       if (tiers.length === 0) {
         return {
           ephemeral: true,
@@ -137,7 +128,7 @@ export const TIER_SUBCOMMANDS = {
   "tier remove": {
     defer: "ephemeral",
     async run(ctx: Ctx<"tier remove">) {
-      const tier = await removeTier(tierDeps(ctx.deps), {
+      const tier = await ctx.deps.rules.tiers.remove({
         discordId: ctx.user.id,
         name: ctx.options.string("name"),
       });
@@ -145,7 +136,3 @@ export const TIER_SUBCOMMANDS = {
     },
   },
 } as const;
-
-function tierDeps(deps: BotDeps): TierDeps {
-  return { prisma: deps.prisma, logger: deps.logger };
-}

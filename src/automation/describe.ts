@@ -1,6 +1,8 @@
 // What a stop turned off, in words for the reply or DM that says so.
 import type { StoppedAutomation } from "../db/repos/automation.ts";
 
+export type { StoppedAutomation };
+
 const quoted = (s: string) => `"${s.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 50)}"`;
 
 function list(items: readonly string[], max = 3): string {

@@ -1,14 +1,9 @@
 // /automation's verbs: what the bot does for the user on its own, and the one stop for all of it.
-import {
-  automationState,
-  NOTHING_STOPPED,
-  stopAutomationRows,
-  type AutomationState,
-  type StoppedAutomation,
-} from "../db/repos/automation.ts";
+import { automationState, NOTHING_STOPPED, stopAutomationRows, type AutomationState, type StoppedAutomation } from "../db/repos/automation.ts";
 import type { Db } from "../db/types.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import type { Logger } from "../log.ts";
+import type { RuleChange } from "../alerts/rules/rules.ts";
 
 export interface AutomationOverview extends AutomationState {
   /** Whether a marketplace account is linked with a working key (live automation needs one). */
@@ -50,7 +45,7 @@ export function anythingOn(o: Pick<AutomationState, "rules" | "guards" | "autoAc
  * user's row lock, so no automatic reservation is decided after it. Idempotent.
  */
 export async function stopEverything(
-  deps: { prisma: Db; logger: Logger },
+  deps: { prisma: Db; logger: Logger; onChange?: ((change: RuleChange) => void) | undefined },
   discordId: string,
 ): Promise<StoppedAutomation> {
   const user = await getUserByDiscordId(deps.prisma, discordId);
@@ -68,5 +63,7 @@ export async function stopEverything(
     },
     "automation stopped by its user",
   );
+  // The disarmed rules stop buying in this process's matcher at once.
+  if (stopped.rules.length > 0) deps.onChange?.({ type: "disarm", userId: user.id });
   return stopped;
 }

@@ -2,7 +2,6 @@
 // about 3 s for choices and fires one request per keystroke: each user's list is read once and
 // kept briefly, a read never holds the answer past a short wait (the choices are then empty and
 // the read lands for the next keystroke), and a user without a usable key simply gets none.
-import { requireAccount } from "../accounts/requireAccount.ts";
 import type { MarketApi } from "../market/client.ts";
 import { truncate } from "./render/format.ts";
 import type { AutocompleteContext, Choice } from "./command.ts";
@@ -99,7 +98,7 @@ export async function userChoices<T>(
   const items = await caches(ctx.deps).get(
     `${ctx.user.id}:${kind}`,
     async () => {
-      const { user, market } = await requireAccount(ctx.deps, ctx.user.id);
+      const { user, market } = await ctx.deps.accounts.require(ctx.user.id);
       return load({ market, userId: user.id, platformId: user.platformId });
     },
     (err) => ctx.log.debug({ err, kind }, "suggestions not read"),

@@ -19,7 +19,7 @@ export function guardService(ctx: AppContext): GuardService {
   const runner = createGuardRunner({
     prisma: ctx.database.prisma,
     market: ctx.market,
-    openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
+    openKey: (sealed, userId) => ctx.vault.decrypt(sealed, userId),
     logger: ctx.logger,
     now: ctx.deps.now,
   });

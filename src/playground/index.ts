@@ -1,7 +1,6 @@
 // startPlayground(): the whole bot on one machine — the local Discord, the real app against it, the sandbox, and the page.
 import { pino } from "pino";
 import { createApp, type App, type AppOverrides } from "../app.ts";
-import { listRules } from "../alerts/rules/rules.ts";
 import type { Config } from "../config/index.ts";
 import type { RegistrationStore } from "../discord/registration.ts";
 import type { Logger } from "../log.ts";
@@ -55,15 +54,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     const server = await startPlaygroundServer({
       double,
       sandbox: started.sandbox,
-      rulesOf: (discordId) =>
-        listRules(
-          {
-            prisma: started.deps.prisma,
-            logger,
-            maxRulesPerUser: started.config.MAX_RULES_PER_USER,
-          },
-          { discordId },
-        ),
+      rulesOf: (discordId) => started.deps.rules.list({ discordId }),
       logger,
       port: options.port ?? options.config.PLAYGROUND_PORT,
       ...(options.host === undefined ? {} : { host: options.host }),

@@ -14,6 +14,7 @@ import { describeFilters } from "../alerts/rules/describeFilters.ts";
 import { RuleFilters } from "../alerts/rules/ruleFilters.ts";
 import type { Db } from "../db/types.ts";
 import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
+import type { RuleChange } from "../alerts/rules/rules.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;
@@ -23,6 +24,8 @@ export interface ArmingDeps {
   logger: Logger;
   now: () => Date;
   fees?: FeeModel;
+  /** Told of every arm and disarm, so the matcher of this process follows at once (the rule-change hub). */
+  onChange?: ((change: RuleChange) => void) | undefined;
 }
 
 export interface ArmTarget {
@@ -122,6 +125,7 @@ export async function armShadow(
   if (!(await armRule(deps.prisma, { ...target, mode: "shadow", maxBuys, at: deps.now() })))
     throw ruleGone(target.ruleId);
   deps.logger.info({ userId: target.userId, ruleId: target.ruleId, maxBuys }, "rule armed in shadow mode");
+  deps.onChange?.(armedChange(target, "shadow"));
   return { ...target, armMode: "shadow", maxBuys };
 }
 
@@ -227,6 +231,7 @@ export async function armLive(
     { userId: user.id, ruleId: input.ruleId, maxBuys: input.maxBuys, ceilingCents: input.ceilingCents },
     "rule armed live",
   );
+  deps.onChange?.(armedChange(target, "live"));
   return { ...target, armMode: "live", maxBuys: input.maxBuys };
 }
 
@@ -239,6 +244,7 @@ export async function disarm(
     const user = await getUserByDiscordId(deps.prisma, input.discordId);
     const names = user === null ? [] : await disarmRules(deps.prisma, { userId: user.id });
     deps.logger.info({ userId: user?.id, disarmed: names.length }, "all rules disarmed");
+    if (user !== null && names.length > 0) deps.onChange?.({ type: "disarm", userId: user.id });
     return names;
   }
   const target = await findRuleFor(deps.prisma, input.discordId, input.rule);
@@ -252,6 +258,7 @@ export async function disarmById(
 ): Promise<string[]> {
   const names = await disarmRules(deps.prisma, input);
   deps.logger.info({ ...input, disarmed: names.length }, "rule disarmed");
+  if (names.length > 0) deps.onChange?.({ type: "disarm", userId: input.userId, ruleId: input.ruleId });
   return names;
 }
 
@@ -286,6 +293,14 @@ export function describeCeiling(q: LiveArmQuote): string {
   return q.ceilingFrom === "rule"
     ? `${formatCents(q.ceilingCents)} (the rule's max price)`
     : `${formatCents(q.ceilingCents)} (your per-purchase cap; the rule sets no max price)`;
+}
+
+/** Arming enables the rule too (armRule): the matcher indexes it, armed. */
+function armedChange(target: ArmTarget, mode: ArmMode): RuleChange {
+  return {
+    type: "upsert",
+    rule: { id: target.ruleId, userId: target.userId, filters: target.filters, enabled: true, armMode: mode },
+  };
 }
 
 function ruleGone(ruleId: number): UserFacingError {

@@ -1,6 +1,5 @@
 // A test-only command that exercises the router: crashes, refusals, marketplace calls, buttons, slow autocomplete.
 import { ActionRowBuilder, ApplicationCommandOptionType, ButtonBuilder, ButtonStyle } from "discord.js";
-import { requireAccount } from "../../src/accounts/index.ts";
 import { defineCommand } from "../../src/discord/command.ts";
 import { UserFacingError } from "../../src/errors.ts";
 
@@ -58,7 +57,7 @@ export const probe = defineCommand({
       defer: "ephemeral",
       async run(ctx) {
         probeCalls.market += 1;
-        const { market } = await requireAccount(ctx.deps, ctx.user.id);
+        const { market } = await ctx.deps.accounts.require(ctx.user.id);
         const page = await market.getTransactions({ limit: 1 });
         return { content: `ledger entries: ${page.transactions.length}`, ephemeral: true };
       },
@@ -97,7 +96,7 @@ export const probe = defineCommand({
       defer: "ephemeral",
       async run(ctx) {
         probeCalls.tap += 1;
-        const { market } = await requireAccount(ctx.deps, ctx.user.id);
+        const { market } = await ctx.deps.accounts.require(ctx.user.id);
         await market.getTransactions({ limit: 1 });
         return { content: `read ledger for subject ${ctx.id.subject}`, ephemeral: true };
       },

@@ -135,7 +135,7 @@ function alertEngineWithShortTimeout(marketBaseUrl: string): ServiceFactory {
       databaseUrl: ctx.database.url,
       market,
       sender: createDiscordAlertSender(ctx.client, ctx.logger),
-      openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
+      openKey: (sealed, userId) => ctx.vault.decrypt(sealed, userId),
       logger: ctx.logger,
       now: ctx.deps.now,
       metrics,

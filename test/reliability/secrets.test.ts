@@ -4,7 +4,6 @@
 // rotation re-encrypts every stored key so that only the new key opens them.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { linkAccount } from "../../src/accounts/linkAccount.ts";
 import { KeyVaultError } from "../../src/db/errors.ts";
 import { createKeyVault, type KeyVault } from "../../src/db/keyVault.ts";
 import { runKeyRotation } from "../../src/db/rotateKey.ts";
@@ -197,7 +196,7 @@ describe("key rotation", () => {
       });
       const discordId = `30000000000000000${i}`;
       secrets.set(user.apiKey, `a rotation user's API key`);
-      await linkAccount(bot.app.deps, { discordUserId: discordId, apiKey: user.apiKey });
+      await bot.app.deps.accounts.link({ discordUserId: discordId, apiKey: user.apiKey });
       plain.set(discordId, user.apiKey);
     }
     const before = await bot.db.prisma.user.findMany({ where: { encryptedKey: { not: null } } });

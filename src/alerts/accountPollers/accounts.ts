@@ -20,7 +20,8 @@ export interface PollUser {
   encryptedKey: string | null;
 }
 
-export interface AccountDeps {
+/** What the account pollers (trades, bids, reconciler) share: they act with each user's stored key. */
+export interface AccountPollerDeps {
   prisma: Db;
   market: MarketClient;
   openKey: KeyOpener;
@@ -29,7 +30,7 @@ export interface AccountDeps {
 
 /** The user's market API, or undefined (logged) when the stored key cannot be opened. */
 export function apiFor(
-  deps: AccountDeps,
+  deps: AccountPollerDeps,
   user: PollUser,
   priority: Priority = "background",
 ): MarketApi | undefined {
@@ -48,7 +49,7 @@ export function apiFor(
  * link time, so a replica seeing the same 401 adds nothing while a later re-link that is
  * revoked again is told again.
  */
-export async function revokeAccount(deps: AccountDeps, user: PollUser): Promise<boolean> {
+export async function revokeAccount(deps: AccountPollerDeps, user: PollUser): Promise<boolean> {
   const n = user.linkedAt?.getTime() ?? 0;
   let changed = false;
   // Every automatic action stops first (under the user's row lock, as reservations take it), so

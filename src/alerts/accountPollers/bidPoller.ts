@@ -3,7 +3,7 @@ import { isMarketError } from "../../market/errors.ts";
 import type { Priority } from "../../market/scheduler.ts";
 import type { Listing } from "../../market/schemas.ts";
 import { centsFromDb } from "../../db/types.ts";
-import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
+import { apiFor, forEachLimited, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
 import { endStanding } from "../../spending/guard.ts";
 import { dedupeKey } from "../delivery/content.ts";
 import {
@@ -14,7 +14,7 @@ import {
   type NewAlert,
 } from "../delivery/store.ts";
 
-export interface BidPollerOptions extends AccountDeps {
+export interface BidPollerOptions extends AccountPollerDeps {
   /** Listings fetched at once. */
   concurrency?: number;
   /**

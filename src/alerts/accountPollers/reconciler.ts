@@ -13,11 +13,11 @@ import { keyedUsersByIds } from "../../db/repos/pollers.ts";
 import { isMarketError } from "../../market/errors.ts";
 import type { MarketApi } from "../../market/client.ts";
 import type { Listing, Trade } from "../../market/schemas.ts";
-import { apiFor, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
+import { apiFor, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
 import type { SettlementAlert } from "../delivery/payload.ts";
 import { writeAlerts } from "../delivery/store.ts";
 
-export interface ReconcilerOptions extends AccountDeps {
+export interface ReconcilerOptions extends AccountPollerDeps {
   now?: () => Date;
   /**
    * A request still `pending` this long after it was reserved was cut off by a crash (a live

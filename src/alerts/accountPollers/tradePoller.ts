@@ -3,7 +3,7 @@
 import { isMarketError } from "../../market/errors.ts";
 import type { MarketApi } from "../../market/client.ts";
 import type { Listing, Trade } from "../../market/schemas.ts";
-import { apiFor, forEachLimited, revokeAccount, type AccountDeps, type PollUser } from "./accounts.ts";
+import { apiFor, forEachLimited, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
 import { dedupeKey, tradeAlertOf, tradeDeadline } from "../delivery/content.ts";
 import { advanceBoughtCount, listTrackedBuyOrders, trackBuyOrder } from "../../db/repos/buyOrders.ts";
 import { recordFill, releaseClosedOrders } from "../../spending/guard.ts";
@@ -23,7 +23,7 @@ import {
   type NewAlert,
 } from "../delivery/store.ts";
 
-export interface TradePollerOptions extends AccountDeps {
+export interface TradePollerOptions extends AccountPollerDeps {
   /** Users polled at once. */
   concurrency?: number;
   /** Minutes before a deadline at which reminders go out, largest first (1 h, 15 min). */

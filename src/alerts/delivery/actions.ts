@@ -1,10 +1,6 @@
 // Verbs behind alert messages' buttons and /alerts: look at an alerted listing, list recent alerts.
-import { requireAccount } from "../../accounts/requireAccount.ts";
-import type { SharedReads } from "../../accounts/sharedReads.ts";
-import type { AccountDeps } from "../../accounts/deps.ts";
 import { listingsBoughtBy } from "../../db/repos/purchases.ts";
 import { getUserByDiscordId } from "../../db/repos/users.ts";
-import { UserFacingError } from "../../errors.ts";
 import { requireId } from "../../trading/validate.ts";
 import { toListingSummary, type ListingSummary } from "../../trading/views.ts";
 import type { MarketApi } from "../../market/client.ts";
@@ -99,20 +95,4 @@ function oneEntryPerListing(alerts: readonly RecentAlert[]): RecentAlert[] {
     seen.add(a.subjectId);
     return true;
   });
-}
-
-/**
- * A market API for reading public data on a user's behalf: their own key when linked and
- * usable (keyless reads are often refused), else the operator's key or none.
- */
-export async function marketForReading(
-  deps: Pick<AccountDeps, "prisma" | "vault" | "market"> & { readonly sharedReads: SharedReads },
-  input: { discordId: string },
-): Promise<MarketApi> {
-  try {
-    return (await requireAccount(deps, input.discordId)).market;
-  } catch (error) {
-    if (error instanceof UserFacingError) return deps.sharedReads.forUser(input.discordId);
-    throw error;
-  }
 }

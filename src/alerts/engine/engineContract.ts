@@ -114,7 +114,11 @@ export interface AlertEngine {
   runRetentionOnce(): Promise<PruneResult>;
   /** Picks up rule changes made by other processes (the feed does this before each cycle). */
   syncRulesOnce(): Promise<void>;
-  /** For the watch commands: keeps this process's index in step with its own writes at once. */
+  /**
+   * Keeps this process's index in step with its own writes at once: the app's rule-change hub
+   * (src/alerts/rules/changes.ts) feeds it every change the rules, arming and automation services
+   * write (src/discord/outbound/alertSender.ts subscribes it while the engine runs).
+   */
   onRuleChange(change: RuleChange): void;
   stats(): AlertEngineStats;
   readonly ruleIndex: RuleIndex;

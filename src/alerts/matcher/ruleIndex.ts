@@ -80,6 +80,16 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
     if (armed.has(id)) armedIndex.add(indexed);
   }
 
+  /** Out of the armed ones only (the rule keeps alerting): few rules are armed, so a scan is cheap. */
+  function disarm(userId: number, ruleId: number | undefined): void {
+    const ids = ruleId === undefined ? [...armed.keys()] : [String(ruleId)];
+    for (const id of ids) {
+      if (String(armedIndex.ownerOf(id)) !== String(userId)) continue;
+      armed.delete(id);
+      armedIndex.remove(id);
+    }
+  }
+
   /** Takes a rule out of the index and out of the armed ones. */
   function forget(id: string): void {
     index.remove(id);
@@ -143,6 +153,8 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
     apply(change) {
       if (change.type === "remove") {
         forget(String(change.ruleId));
+      } else if (change.type === "disarm") {
+        disarm(change.userId, change.ruleId);
       } else {
         upsert(change.rule);
       }

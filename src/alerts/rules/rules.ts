@@ -43,7 +43,9 @@ export type RuleChange =
         armMode?: "shadow" | "live" | null;
       };
     }
-  | { type: "remove"; ruleId: number };
+  | { type: "remove"; ruleId: number }
+  /** Snipe mode turned off for the user's rule `ruleId`, or for every rule of theirs: they keep alerting. */
+  | { type: "disarm"; userId: number; ruleId?: number };
 
 export interface RuleDeps {
   prisma: Db;

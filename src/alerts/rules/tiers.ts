@@ -15,21 +15,16 @@ import {
 import { ensureUser, getUserByDiscordId, lockUser } from "../../db/repos/users.ts";
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { MAX_SEEDS, parseSeeds, safeUserText, type RawOption } from "../../input/parse.ts";
-import type { Logger } from "../../log.ts";
 import { MAX_TIER_NAME } from "./dealFilters.ts";
 import { RuleFilters } from "./ruleFilters.ts";
-import type { RuleChange } from "./rules.ts";
-import type { Db } from "../../db/types.ts";
+import type { RuleDeps } from "./rules.ts";
 
 export const MAX_TIERS_PER_USER = 25;
 /** A tier's seeds become a rule's paint_seeds, so it holds as many as a rule may. */
 export const MAX_TIER_SEEDS = MAX_SEEDS;
 
-export interface TierDeps {
-  prisma: Db;
-  logger: Logger;
-  onChange?: ((change: RuleChange) => void) | undefined;
-}
+/** Tiers are part of the watch rules: the rules' deps, of which they use these. */
+export type TierDeps = Pick<RuleDeps, "prisma" | "logger" | "onChange">;
 
 export interface TierView {
   name: string;

@@ -45,3 +45,25 @@ export async function takeDraft<T>(
     return { ok: false, reason: "expired" };
   return { ok: true, payload: input.schema.parse(row.payload) };
 }
+
+/** The user's unexpired draft, read without taking it (a form shown from it may be cancelled). */
+export async function peekDraft<T>(
+  db: Db,
+  input: { id: string; userId: number; kind: string; schema: z.ZodType<T>; now?: Date },
+): Promise<T | undefined> {
+  const row = await db.draft.findFirst({
+    where: {
+      id: input.id,
+      userId: input.userId,
+      kind: input.kind,
+      expiresAt: { gt: input.now ?? new Date() },
+    },
+  });
+  const parsed = input.schema.safeParse(row?.payload);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Deletes a draft by its id (a Cancel button: the id is unguessable and the button its owner's). */
+export async function discardDraft(db: Db, id: string): Promise<void> {
+  await db.draft.deleteMany({ where: { id } });
+}

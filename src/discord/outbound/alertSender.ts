@@ -92,10 +92,24 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     fates: ctx.fates,
     scheduler: ctx.scheduler,
     sender: createDiscordAlertSender(ctx.client, ctx.logger),
-    openKey: (sealed, userId) => ctx.deps.vault.decrypt(sealed, userId),
+    openKey: (sealed, userId) => ctx.vault.decrypt(sealed, userId),
     logger: ctx.logger,
     now: ctx.deps.now,
     metrics: ctx.metrics,
   });
-  return { name: "alerts", engine, start: () => engine.start(), stop: () => engine.stop() };
+  let unsubscribe: (() => void) | undefined;
+  return {
+    name: "alerts",
+    engine,
+    async start() {
+      // The handlers' rule changes reach the matcher at once, not at the next feed cycle's sync.
+      unsubscribe ??= ctx.ruleChanges.subscribe((change) => engine.onRuleChange(change));
+      await engine.start();
+    },
+    async stop() {
+      unsubscribe?.();
+      unsubscribe = undefined;
+      await engine.stop();
+    },
+  };
 }

@@ -1,7 +1,6 @@
 // Tells a user, once, in their next interaction reply, that alerts could not be sent to them by DM
 // (closed DMs, or an account install Discord does not let the bot DM): the alerts are kept for
 // `/alerts recent`, never dropped silently (ADR 022).
-import { claimDmNotice, releaseDmNotice } from "../../db/repos/users.ts";
 import type { Logger } from "../../log.ts";
 import type { BotDeps } from "../deps.ts";
 import { notice } from "../render/embeds.ts";
@@ -18,7 +17,7 @@ export function dmNoticeText(closedAt: Date): string {
 
 /** After the handler answered: a private follow-up with the notice, if one is due. Never throws. */
 export async function followUpWithDmNotice(
-  deps: Pick<BotDeps, "prisma">,
+  deps: Pick<BotDeps, "alerts">,
   responder: Responder,
   discordId: string,
   log: Logger,
@@ -26,12 +25,12 @@ export async function followUpWithDmNotice(
   if (!responder.canFollowUp) return;
   let closedAt: Date | undefined;
   try {
-    closedAt = await claimDmNotice(deps.prisma, discordId);
+    closedAt = await deps.alerts.claimDmNotice(discordId);
     if (closedAt === undefined) return;
     await responder.followUp({ embeds: [notice("warning", dmNoticeText(closedAt))], ephemeral: true });
     log.info({ closedAt }, "told the user their DMs could not be delivered");
   } catch (error) {
     log.warn({ err: error }, "could not show the closed-DM notice; it stays due");
-    if (closedAt !== undefined) await releaseDmNotice(deps.prisma, discordId).catch(() => undefined);
+    if (closedAt !== undefined) await deps.alerts.releaseDmNotice(discordId).catch(() => undefined);
   }
 }

@@ -110,4 +110,34 @@ describe("rule index", () => {
       expect.arrayContaining([plain, later]),
     );
   });
+
+  it("GIVEN armed rules of two users WHEN this process disarms one rule, then all of a user's THEN exactly those leave the armed index AND they keep alerting", async () => {
+    const alice = await ensureUser(db.prisma, "810000000000000003");
+    const bob = await ensureUser(db.prisma, "810000000000000004");
+    const armedRule = async (userId: number, name: string) => {
+      const id = await addRule(userId, name, { item: ITEM, max_price: 9000 });
+      await armRule(db.prisma, { userId, ruleId: id, mode: "shadow", maxBuys: 1, at: new Date() });
+      return id;
+    };
+    const a1 = await armedRule(alice.id, "a1");
+    const a2 = await armedRule(alice.id, "a2");
+    const b1 = await armedRule(bob.id, "b1");
+    const rules = createRuleIndex({ prisma: db.prisma, logger: createLogger({ level: "silent" }) });
+    await rules.loadAll();
+    const armed = () => [a1, a2, b1].filter((id) => rules.armedMode(String(id)) !== undefined);
+    expect(armed()).toEqual([a1, a2, b1]);
+
+    // Another user's rule id names nothing of alice's: only her own rules are disarmed.
+    rules.apply({ type: "disarm", userId: alice.id, ruleId: b1 });
+    expect(armed()).toEqual([a1, a2, b1]);
+    rules.apply({ type: "disarm", userId: alice.id, ruleId: a1 });
+    expect(armed()).toEqual([a2, b1]);
+    rules.apply({ type: "disarm", userId: alice.id });
+    expect(armed()).toEqual([b1]);
+    expect(rules.armedIndex.size).toBe(1);
+    // Disarmed rules still alert: the whole index is untouched.
+    expect(rules.index.match(listingWith()).map((r) => Number(r.id))).toEqual(
+      expect.arrayContaining([a1, a2, b1]),
+    );
+  });
 });

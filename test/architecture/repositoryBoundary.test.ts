@@ -17,16 +17,6 @@ const ALLOWED: readonly { prefix: string; why: string }[] = [
   { prefix: "src/db/index.ts", why: "builds the client (it imports it, it queries nothing)" },
 ];
 
-/**
- * Offences another change of issue 34 removes (handlers go through feature services, BotDeps loses
- * its client). Each entry must still offend, so the list shrinks as soon as that change lands.
- */
-const PENDING: ReadonlyMap<string, string> = new Map([
-  ["commands/watch/similar.ts", "drafts read through ctx.deps.prisma until the drafts service"],
-  ["commands/watch/arm.ts", "drafts deleted through ctx.deps.prisma until the drafts service"],
-  ["commands/buyorder/confirm.ts", "drafts deleted through ctx.deps.prisma until the drafts service"],
-  ["src/discord/deps.ts", "BotDeps carries the client until the feature services replace it"],
-]);
 
 const RAW = new Set(["$queryRaw", "$queryRawUnsafe", "$executeRaw", "$executeRawUnsafe", "$transaction"]);
 const METHODS = new Set([
@@ -134,10 +124,8 @@ describe("the repository boundary", () => {
       const speech = prismaSpeech(file, readFileSync(path.join(root, file), "utf8"), models);
       if (speech.length > 0) offences.set(file, speech);
     }
-    const unexpected = [...offences].filter(([file]) => !PENDING.has(file)).flatMap(([, s]) => s);
+    const unexpected = [...offences].flatMap(([, s]) => s);
     expect(unexpected, "move these queries into a repository in src/db/repos").toEqual([]);
-    const stale = [...PENDING.keys()].filter((file) => !offences.has(file));
-    expect(stale, "these files no longer speak Prisma: take them off PENDING").toEqual([]);
   });
 
   it("GIVEN the allowed places WHEN listed THEN each exists (a rename cannot widen the boundary silently)", () => {
