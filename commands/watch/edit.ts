@@ -1,6 +1,7 @@
 // /watch edit and /watch filters: change a rule in place and show it before and after.
 import { parseClear } from "../../src/alerts/rules/ruleEdit.ts";
 import type { RuleOptions } from "../../src/alerts/rules/ruleOptions.ts";
+import { FILTER_OPTIONS } from "../../src/alerts/rules/filters/registry.ts";
 import type { RuleDestination } from "../../src/alerts/rules/rules.ts";
 import type { CommandContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
@@ -18,34 +19,12 @@ interface EditReader {
 
 const readerOf = (ctx: CommandContext) => ctx.options as unknown as EditReader;
 
-/** Reads every filter option (those the subcommand lacks are simply absent). */
+/** Reads every filter option of the registry (those the subcommand lacks are simply absent). */
 export function ruleOptionsOf(ctx: CommandContext): RuleOptions {
   const o = readerOf(ctx);
-  return {
-    item: o.string("item"),
-    def_index: o.integer("def_index"),
-    paint_index: o.integer("paint_index"),
-    paint_seeds: o.string("paint_seeds"),
-    min_float: o.number("min_float"),
-    max_float: o.number("max_float"),
-    max_price: o.number("max_price"),
-    min_discount: o.number("min_discount"),
-    min_ref_qty: o.integer("min_ref_qty"),
-    type: o.string("type"),
-    category: o.string("category"),
-    stickers: o.string("stickers"),
-    keychains: o.string("keychains"),
-    min_profit: o.number("min_profit"),
-    min_profit_pct: o.number("min_profit_pct"),
-    min_exit_profit: o.number("min_exit_profit"),
-    fade: o.string("fade"),
-    blue_gem: o.string("blue_gem"),
-    max_float_rank: o.integer("max_float_rank"),
-    min_sticker_value: o.number("min_sticker_value"),
-    min_sticker_pct: o.number("min_sticker_pct"),
-    min_sales_per_day: o.number("min_sales_per_day"),
-    tier: o.string("tier"),
-  };
+  const options: Record<string, string | number | undefined> = {};
+  for (const option of FILTER_OPTIONS) options[option.name] = o[option.type](option.name);
+  return options;
 }
 
 function where(d: RuleDestination): string {

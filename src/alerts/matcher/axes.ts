@@ -1,5 +1,5 @@
 // The matcher's axes: the bound a rule is filed by within its bucket, which rules that bound alone decides, and the scans that stop at the first rule a listing fails.
-import { DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../rules/dealFilters.ts";
+import { DEAL_AXIS_PREFERENCE, DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../rules/dealFilters.ts";
 import { discountFloor, meetsDiscount, type ListingFacts } from "../rules/ruleFilters.ts";
 import {
   E,
@@ -156,11 +156,11 @@ export const AXES = AX_SEED + 1;
 /** A float ceiling this low passes a few listings in a hundred: a better cut than most prices. */
 const TIGHT_FLOAT = 0.02;
 /**
- * Deal bounds in the order they are preferred as an axis: the ones few listings meet first. A
- * percentage of the price before an amount in cents: "$5 profit" is met by any fair listing of an
- * expensive item, "40% profit" by deals only.
+ * Deal bounds in the order they are preferred as an axis: the ones few listings meet first (each
+ * bound's axisRank in the filter registry). A percentage of the price before an amount in cents:
+ * "$5 profit" is met by any fair listing of an expensive item, "40% profit" by deals only.
  */
-const DEAL_PREFERENCE = [1, 9, 0, 2, 8, 7, 3, 4, 5, 6].filter((k) => k < DEAL_AXES);
+const DEAL_PREFERENCE = DEAL_AXIS_PREFERENCE;
 
 /**
  * The axis of a rule: the bound that lets a scan stop earliest for most listings. Most listings

@@ -6,37 +6,13 @@ import { withTransaction } from "../../db/types.ts";
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { describeFilters } from "./describeFilters.ts";
+import { EDIT_OPTION_KEYS, ruleNarrows } from "./filters/registry.ts";
 import { RuleFilters } from "./ruleFilters.ts";
 import { checkedRule, filtersFromOptions, type RuleContext, type RuleOptions } from "./ruleOptions.ts";
 import { MAX_RULE_NAME, parseStoredFilters, type RuleDeps, type RuleDestination } from "./rules.ts";
 
-/** Each option an edit may set or clear, and the stored filters it stands for. */
-export const EDIT_OPTION_FILTERS = {
-  item: ["item"],
-  def_index: ["def_index"],
-  paint_index: ["paint_index"],
-  // Seeds and a tier are one choice: setting either replaces both.
-  paint_seeds: ["paint_seeds", "tier"],
-  tier: ["paint_seeds", "tier"],
-  min_float: ["min_float"],
-  max_float: ["max_float"],
-  max_price: ["max_price"],
-  min_discount: ["min_discount"],
-  min_ref_qty: ["min_ref_qty"],
-  type: ["type"],
-  category: ["category"],
-  stickers: ["stickers"],
-  keychains: ["keychains"],
-  min_profit: ["min_profit"],
-  min_profit_pct: ["min_profit_pct"],
-  min_exit_profit: ["min_exit_profit"],
-  fade: ["min_fade", "max_fade"],
-  blue_gem: ["min_playside_blue", "min_backside_blue"],
-  max_float_rank: ["max_float_rank"],
-  min_sticker_value: ["min_sticker_value"],
-  min_sticker_pct: ["min_sticker_pct"],
-  min_sales_per_day: ["min_sales_per_day"],
-} as const satisfies Record<string, ReadonlyArray<keyof RuleFilters>>;
+/** Each option an edit may set or clear, and the stored filters it stands for (the filter registry's). */
+export const EDIT_OPTION_FILTERS = EDIT_OPTION_KEYS;
 export type EditOption = keyof typeof EDIT_OPTION_FILTERS;
 
 /** What `clear` accepts besides the filter options: "channel" sends alerts back to DMs. */
@@ -97,62 +73,14 @@ export function applyEdit(
 // ---------------------------------------------------------------------------------------------
 // Narrowing: what an armed rule may buy must not grow without a new confirmation.
 
-/** Lower bounds: a narrower rule keeps them and may raise them. */
-const LOWER_BOUNDS = [
-  "min_float",
-  "min_discount",
-  "min_ref_qty",
-  "min_profit",
-  "min_profit_pct",
-  "min_exit_profit",
-  "min_fade",
-  "min_playside_blue",
-  "min_backside_blue",
-  "min_sticker_value",
-  "min_sticker_pct",
-  "min_sales_per_day",
-] as const satisfies ReadonlyArray<keyof RuleFilters>;
-/** Upper bounds: a narrower rule keeps them and may lower them. */
-const UPPER_BOUNDS = [
-  "max_float",
-  "max_price",
-  "max_fade",
-  "max_float_rank",
-] as const satisfies ReadonlyArray<keyof RuleFilters>;
-/** Equalities: a narrower rule keeps them unchanged. */
-const EQUALS = ["def_index", "paint_index", "type", "category"] as const satisfies ReadonlyArray<
-  keyof RuleFilters
->;
-
 /**
  * True when every listing `after` matches, `before` matched too: the edit only narrows (or keeps)
  * what the rule may buy. Conservative: anything it cannot show to be narrower (another item, a
- * removed filter, a higher ceiling, a wider float range, a seed added...) is widening.
+ * removed filter, a higher ceiling, a wider float range, a seed added...) is widening. Each
+ * filter of the registry decides for itself (its `narrows`).
  */
 export function editNarrows(before: RuleFilters, after: RuleFilters): boolean {
-  if (before.item !== undefined && before.item.toLowerCase() !== after.item?.toLowerCase()) return false;
-  for (const k of LOWER_BOUNDS) {
-    const b = before[k];
-    const a = after[k];
-    if (b !== undefined && (a === undefined || a < b)) return false;
-  }
-  for (const k of UPPER_BOUNDS) {
-    const b = before[k];
-    const a = after[k];
-    if (b !== undefined && (a === undefined || a > b)) return false;
-  }
-  for (const k of EQUALS) if (before[k] !== undefined && before[k] !== after[k]) return false;
-  if (before.paint_seeds !== undefined) {
-    const allowed = new Set(before.paint_seeds);
-    if (after.paint_seeds === undefined || after.paint_seeds.some((s) => !allowed.has(s))) return false;
-  }
-  // Stickers and keychains are requirements: a narrower rule asks for each of them still.
-  for (const s of before.stickers ?? []) {
-    if (!after.stickers?.some((t) => t.id === s.id && (s.slot === undefined || t.slot === s.slot)))
-      return false;
-  }
-  for (const id of before.keychains ?? []) if (!after.keychains?.includes(id)) return false;
-  return true;
+  return ruleNarrows(before, after);
 }
 
 // ---------------------------------------------------------------------------------------------

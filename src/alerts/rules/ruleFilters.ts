@@ -1,147 +1,56 @@
-// Watch-rule filters: the stored JSON schema and the one definition of what each filter means (ruleOptions.ts builds them from options).
+// Watch-rule filters as stored (the RuleFilters schema, built from the filter registry), a listing's facts, and the fast compiled match.
 import { z } from "zod";
-import { discountPercent, MAX_CENTS } from "../../money.ts";
-import type { Listing, ListingType } from "../../market/schemas.ts";
+import { discountPercent } from "../../money.ts";
+import type { Listing } from "../../market/schemas.ts";
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import { dealOf } from "./deal.ts";
+import { compileDeal, dealValuesOf, matchesDeal } from "./dealFilters.ts";
 import {
-  compileDeal,
-  DEAL_FILTER_SHAPE,
-  dealValuesOf,
-  matchesDeal,
-  NARROWING_DEAL_FILTERS,
-} from "./dealFilters.ts";
-import {
-  MAX_SEEDS,
-  MAX_SMALL_ID,
-  MAX_STICKER_SELECTORS,
-  SEED_MAX,
-  STICKER_SLOT_MAX,
-} from "../../input/parse.ts";
+  emptyCompiled,
+  hasSticker,
+  meetsDiscount,
+  TYPE_ANY,
+  TYPE_CODE,
+  type CompiledFilters,
+  type ListingFacts,
+} from "./filters/facts.ts";
+import { NARROWING_KEYS, PACKER_OF, REFINES, RULE_FILTER_SHAPE, ruleMatches } from "./filters/registry.ts";
 
-export const MAX_ITEM_NAME = 128;
-export const MAX_KEYCHAINS = 4;
-export const MAX_REF_QTY = 1_000_000_000;
-
-const SmallId = z.number().int().min(0).max(MAX_SMALL_ID);
-const FloatBound = z.number().min(0).max(1);
-
-export const RuleCategory = z.enum(["any", "normal", "statcounter", "souvenir"]);
-export type RuleCategory = z.infer<typeof RuleCategory>;
-
-export const StickerSelectorSchema = z.strictObject({
-  id: SmallId,
-  slot: z.number().int().min(0).max(STICKER_SLOT_MAX).optional(),
-});
+// Each filter (its option, schema, parsing, words, meaning and packing) is one entry of the
+// filter registry, src/alerts/rules/filters/registry.ts; this module gathers what they store and
+// keeps the compiled form the matcher reads.
+export { MAX_ITEM_NAME } from "./filters/identity.ts";
+export { MAX_KEYCHAINS, StickerSelectorSchema } from "./filters/attachments.ts";
+export { MAX_REF_QTY } from "./filters/bounds.ts";
+export { RuleCategory } from "./filters/kinds.ts";
+export {
+  discountFloor,
+  hasSticker,
+  meetsDiscount,
+  type CompiledFilters,
+  type ListingFacts,
+} from "./filters/facts.ts";
 
 /** Filters that select a part of the market; type and category alone would select all of it. */
-export const NARROWING_FILTERS = [
-  "item",
-  "def_index",
-  "paint_index",
-  "paint_seeds",
-  "min_float",
-  "max_float",
-  "max_price",
-  "min_discount",
-  "stickers",
-  "keychains",
-  ...NARROWING_DEAL_FILTERS,
-] as const;
+export const NARROWING_FILTERS: readonly (keyof RuleFilters)[] = NARROWING_KEYS;
 
 /**
- * A watch rule's filters as stored (JSON column). Strict: an unknown key is a filter this build
- * does not understand, and ignoring it would silently widen the rule, so such a row fails to
- * parse and is skipped (and logged) by whoever loads it.
+ * A watch rule's filters as stored (JSON column): every filter's stored keys (the registry's
+ * entries, each with its schema). Strict: an unknown key is a filter this build does not
+ * understand, and ignoring it would silently widen the rule, so such a row fails to parse and is
+ * skipped (and logged) by whoever loads it.
  */
-export const RuleFilters = z
-  .strictObject({
-    /** market_hash_name; exact, case-insensitive. */
-    item: z.string().trim().min(1).max(MAX_ITEM_NAME).optional(),
-    def_index: SmallId.optional(),
-    paint_index: SmallId.optional(),
-    /** Any of these seeds. */
-    paint_seeds: z.array(z.number().int().min(0).max(SEED_MAX)).min(1).max(MAX_SEEDS).optional(),
-    min_float: FloatBound.optional(),
-    max_float: FloatBound.optional(),
-    /** Cents, inclusive. */
-    max_price: z.number().int().min(0).max(MAX_CENTS).optional(),
-    /** Percent below the reference price, inclusive. */
-    min_discount: z.number().min(0).max(100).optional(),
-    /** Minimum reference-price sample quantity. */
-    min_ref_qty: z.number().int().min(0).max(MAX_REF_QTY).optional(),
-    type: z.enum(["buy_now", "auction"]).optional(),
-    category: RuleCategory.optional(),
-    stickers: z.array(StickerSelectorSchema).min(1).max(MAX_STICKER_SELECTORS).optional(),
-    keychains: z.array(SmallId).min(1).max(MAX_KEYCHAINS).optional(),
-    ...DEAL_FILTER_SHAPE,
-  })
-  .refine((f) => f.min_float === undefined || f.max_float === undefined || f.min_float <= f.max_float, {
-    message: "min_float must not be above max_float",
-    path: ["min_float"],
-  })
-  .refine((f) => f.min_fade === undefined || f.max_fade === undefined || f.min_fade <= f.max_fade, {
-    message: "min_fade must not be above max_fade",
-    path: ["min_fade"],
-  })
-  .refine((f) => f.tier === undefined || f.paint_seeds !== undefined, {
-    message: "a tier rule carries its tier's seeds",
-    path: ["tier"],
-  })
-  .refine((f) => NARROWING_FILTERS.some((k) => f[k] !== undefined), {
-    message: "a rule needs at least one narrowing filter",
-  });
+export const RuleFilters = z.strictObject(RULE_FILTER_SHAPE).superRefine((f, ctx) => {
+  for (const r of REFINES) {
+    if (!r.check(f)) ctx.addIssue({ code: "custom", path: [...r.path], message: r.message });
+  }
+  if (!NARROWING_KEYS.some((k) => f[k] !== undefined))
+    ctx.addIssue({ code: "custom", path: [], message: "a rule needs at least one narrowing filter" });
+});
 export type RuleFilters = z.infer<typeof RuleFilters>;
 
 // ---------------------------------------------------------------------------------------------
-// Matching: the meaning of every filter lives below, and only here.
-
-const TYPE_ANY = 0;
-const TYPE_CODE: Record<ListingType, number> = { buy_now: 1, auction: 2 };
-const CATEGORY_CODE: Record<RuleCategory, number> = { any: 0, normal: 1, statcounter: 2, souvenir: 3 };
-/** Binary fractions make 29% come out as 28.999999999999996%; a rule at exactly 29% must still match. */
-const DISCOUNT_EPSILON = 1e-9;
-
-/** discount >= minDiscount, inclusive and tolerant of binary fractions; a NaN discount never meets it. */
-export function meetsDiscount(discount: number, minDiscount: number): boolean {
-  return discount >= discountFloor(minDiscount);
-}
-
-/** The lowest discount meeting a minimum (meetsDiscount's margin applied). */
-export const discountFloor = (minDiscount: number): number => minDiscount - DISCOUNT_EPSILON;
-
-/**
- * What the filters need from a listing, computed once per listing rather than once per rule.
- * Absent numbers are NaN: NaN compares false with everything, so a filter on an absent value
- * cannot match.
- */
-export interface ListingFacts {
-  listed: boolean;
-  /** market_hash_name lowercased (the matcher may swap in an equal, interned string). */
-  nameLower: string;
-  defIndex: number;
-  paintIndex: number;
-  paintSeed: number;
-  float: number;
-  price: number;
-  /** Percent below the reference price; NaN without a usable reference. */
-  discount: number;
-  refQty: number;
-  type: number;
-  statcounter: boolean;
-  souvenir: boolean;
-  /**
-   * The rule kinds the listing meets: bit `type + 4 * category` (CompiledFilters' codes) is set
-   * when a rule of that type and category accepts it (the matcher checks both in one shift).
-   */
-  kinds: number;
-  /** Parallel arrays: stickerSlots[i] is NaN when the listing does not say. */
-  stickerIds: number[];
-  stickerSlots: number[];
-  keychainIds: number[];
-  /** Deal values (profit after fees, fade, blue gem, ...) in dealFilters.ts' order; NaN when absent. */
-  deal: readonly number[];
-}
+// A listing's facts, once per listing
 
 /**
  * The reference price a discount is measured against: the listing's own reference (it accounts
@@ -204,84 +113,38 @@ export function prepareListing(listing: Listing, fees: FeeModel = DEFAULT_FEES):
   };
 }
 
-/**
- * Filters in a flat, fixed shape for fast repeated matching (one hidden class, no closures,
- * sentinels instead of absent keys). "Not set" is: "" for the name, -1 for indexes and slots,
- * null for lists, a has* flag for bounds whose absence differs from any value.
- */
-export interface CompiledFilters {
-  readonly itemLower: string;
-  readonly defIndex: number;
-  readonly paintIndex: number;
-  readonly seeds: readonly number[] | null;
-  readonly hasFloat: boolean;
-  readonly minFloat: number;
-  readonly maxFloat: number;
-  readonly maxPrice: number;
-  readonly hasDiscount: boolean;
-  readonly minDiscount: number;
-  readonly hasRefQty: boolean;
-  readonly minRefQty: number;
-  readonly type: number;
-  readonly category: number;
-  readonly stickerIds: readonly number[] | null;
-  readonly stickerSlots: readonly number[] | null;
-  readonly keychainIds: readonly number[] | null;
-  /** Deal bounds (dealFilters.ts' order, NaN: not set); null when the rule has none. */
-  readonly deal: Float64Array | null;
-}
+// ---------------------------------------------------------------------------------------------
+// The compiled match: the registry's meaning (ruleMatches) in a flat shape for fast repeated
+// matching, the reference the matcher index is held to.
 
-/** intern lets an index hand back one shared string per item name (saves memory, speeds compares). */
+/**
+ * The rule's filters in CompiledFilters' flat shape: each stored key the rule has is packed by its
+ * filter's `pack` (the registry), its deal bounds by position. intern lets an index hand back one
+ * shared string per item name (saves memory, speeds compares).
+ */
 export function compileFilters(
   f: RuleFilters,
   intern: (nameLower: string) => string = (s) => s,
 ): CompiledFilters {
-  return {
-    itemLower: f.item === undefined ? "" : intern(f.item.toLowerCase()),
-    defIndex: f.def_index ?? -1,
-    paintIndex: f.paint_index ?? -1,
-    seeds: f.paint_seeds ?? null,
-    hasFloat: f.min_float !== undefined || f.max_float !== undefined,
-    minFloat: f.min_float ?? -Infinity,
-    maxFloat: f.max_float ?? Infinity,
-    maxPrice: f.max_price ?? Infinity,
-    hasDiscount: f.min_discount !== undefined,
-    minDiscount: f.min_discount ?? 0,
-    hasRefQty: f.min_ref_qty !== undefined,
-    minRefQty: f.min_ref_qty ?? 0,
-    type: f.type === undefined ? TYPE_ANY : TYPE_CODE[f.type],
-    category: CATEGORY_CODE[f.category ?? "any"],
-    stickerIds: f.stickers ? f.stickers.map((s) => s.id) : null,
-    stickerSlots: f.stickers ? f.stickers.map((s) => s.slot ?? -1) : null,
-    keychainIds: f.keychains ?? null,
-    deal: compileDeal(f),
-  };
-}
-
-/** Whether the listing carries the sticker, in that slot (-1: in any). */
-export function hasSticker(l: ListingFacts, id: number, slot: number): boolean {
-  for (let j = 0; j < l.stickerIds.length; j++)
-    if (l.stickerIds[j] === id && (slot === -1 || l.stickerSlots[j] === slot)) return true;
-  return false;
+  const c = emptyCompiled();
+  // The keys a rule has (a few) are visited, not every filter: rules come in many shapes, and
+  // asking each for every filter by name cost more than the packing (see compileDeal).
+  for (const key in f) {
+    const filter = PACKER_OF[key];
+    if (filter !== undefined) filter.pack?.(f, c);
+  }
+  if (c.itemLower !== "") c.itemLower = intern(c.itemLower);
+  c.deal = compileDeal(f);
+  return c;
 }
 
 /**
- * THE definition of a match. Cheap and selective checks come first.
- * - only listings in state "listed";
- * - item: exact market_hash_name, case-insensitive; def_index, paint_index: equal;
- * - paint_seeds: the listing's seed is any of them;
- * - max_price: price <= max_price (inclusive);
- * - type: equal; category: normal = neither statcounter nor souvenir, statcounter/souvenir = that flag true;
- * - min_float/max_float: inclusive bounds; a listing without a float cannot match a float rule;
- * - min_discount: (ref - price) / ref * 100 >= min_discount, ref from referencePriceOf(); no reference -> no match;
- * - min_ref_qty: reference quantity >= min_ref_qty; no quantity -> no match;
- * - stickers: each selector is carried (at its slot when given); keychains: each id is carried.
- *   Selectors are checked independently, so "123, 123" means one copy; "123|0, 123|1" asks for two.
- * - deal filters (min_profit, fade, blue gem, float rank, sticker value...): matchesDeal in
- *   dealFilters.ts, a listing without the value meets none of them; tier: only its copied seeds
- *   count; min_sales_per_day: not here (it needs the price history; listingAlerts.ts applies it).
- * The index (matcher/slots.ts, RuleSlots.matches) runs these same checks on its packed copy of the filters:
- * change both together (test/alerts/matcher/matcher.test.ts compares the index with this function).
+ * The registry's meaning of a match (ruleMatches: each filter's `matches`, the deal filters'
+ * bounds) over compiled filters, cheap and selective checks first: the linear scan the matcher
+ * index is compared with, and the one the benchmarks time. The index (matcher/slots.ts,
+ * RuleSlots.matches) runs these same checks on its packed copy of the filters: change them
+ * together (test/alerts/rules/filterRegistry.test.ts holds both to the registry, filter by filter;
+ * test/alerts/matcher/matcher.test.ts the index to this function on random rules).
  */
 export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
   if (!l.listed) return false;
@@ -316,11 +179,11 @@ export function matchesFacts(c: CompiledFilters, l: ListingFacts): boolean {
   return true;
 }
 
-/** Whether a listing satisfies every filter of a rule (see matchesFacts for each filter's meaning). */
+/** Whether a listing satisfies every filter of a rule: the registry's meaning of each (ruleMatches). */
 export function matchesListing(
   filters: RuleFilters,
   listing: Listing,
   fees: FeeModel = DEFAULT_FEES,
 ): boolean {
-  return matchesFacts(compileFilters(filters), prepareListing(listing, fees));
+  return ruleMatches(filters, prepareListing(listing, fees));
 }
