@@ -1,5 +1,11 @@
 // /automation's verbs: what the bot does for the user on its own, and the one stop for all of it.
-import { automationState, NOTHING_STOPPED, stopAutomationRows, type AutomationState, type StoppedAutomation } from "../db/repos/automation.ts";
+import {
+  automationState,
+  NOTHING_STOPPED,
+  stopAutomationRows,
+  type AutomationState,
+  type StoppedAutomation,
+} from "../db/repos/automation.ts";
 import type { Db } from "../db/types.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import type { Logger } from "../log.ts";

@@ -17,7 +17,6 @@ const ALLOWED: readonly { prefix: string; why: string }[] = [
   { prefix: "src/db/index.ts", why: "builds the client (it imports it, it queries nothing)" },
 ];
 
-
 const RAW = new Set(["$queryRaw", "$queryRawUnsafe", "$executeRaw", "$executeRawUnsafe", "$transaction"]);
 const METHODS = new Set([
   "findMany",
