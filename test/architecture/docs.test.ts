@@ -19,6 +19,16 @@ function namedPaths(text: string): string[] {
   return [...out];
 }
 
+/** The first word of each line of the document's layout block (its first fenced block) that is a path. */
+function layoutPaths(text: string): string[] {
+  const block = /```\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((line) => line.split(/\s+/)[0] ?? "")
+    .filter((word) => TOPS.some((t) => word.startsWith(t)) || word.startsWith("monitoring/"))
+    .map((word) => word.replace(/\/$/, ""));
+}
+
 /** Pairs written as "`name` (`file`)" or "`name()` (`file`)". */
 function namedExports(text: string): Array<{ name: string; file: string }> {
   const out: Array<{ name: string; file: string }> = [];
@@ -44,6 +54,21 @@ describe("docs/architecture.md", () => {
     const paths = namedPaths(text);
     expect(paths.length).toBeGreaterThan(30);
     expect(paths.filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
+  });
+
+  it("GIVEN the layout block WHEN each folder and file it lists is looked up THEN it exists", () => {
+    const paths = layoutPaths(text);
+    expect(paths.length).toBeGreaterThan(40);
+    expect(paths.filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
+  });
+
+  it("GIVEN the folders of src/alerts WHEN the layout block is read THEN it names every one", () => {
+    const listed = new Set(layoutPaths(text));
+    const folders = fs
+      .readdirSync(path.join(ROOT, "src/alerts"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `src/alerts/${e.name}`);
+    expect(folders.filter((f) => !listed.has(f))).toEqual([]);
   });
 
   it("GIVEN the exports the document names beside their file WHEN the file is read THEN it exports them", () => {
