@@ -7,7 +7,7 @@ import { createAlertService } from "./alerts/delivery/service.ts";
 import type { RuleChangeHub } from "./alerts/rules/changes.ts";
 import type { RuleChange } from "./alerts/rules/rules.ts";
 import { createRuleService } from "./alerts/rules/service.ts";
-import { ruleItemNames } from "./alerts/rules/ruleStore.ts";
+import { ruleItemNames } from "./db/repos/rules.ts";
 import { createAutomationService } from "./automation/service.ts";
 import type { Config } from "./config/index.ts";
 import type { KeyVault } from "./db/keyVault.ts";

@@ -6,13 +6,8 @@ import { centsFromDb } from "../../db/types.ts";
 import { apiFor, forEachLimited, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
 import { endStanding } from "../../spending/guard.ts";
 import { dedupeKey } from "../delivery/content.ts";
-import {
-  cancelBidsOnListing,
-  openBidsWithOwners,
-  recordBidState,
-  writeAlerts,
-  type NewAlert,
-} from "../delivery/store.ts";
+import { cancelBidsOnListing, openBidsWithOwners, recordBidState } from "../../db/repos/pollers.ts";
+import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 
 export interface BidPollerOptions extends AccountPollerDeps {
   /** Listings fetched at once. */

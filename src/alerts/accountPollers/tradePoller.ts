@@ -19,9 +19,8 @@ import {
   recordReminder,
   saveTradeObservation,
   tradesNearingDeadline,
-  writeAlerts,
-  type NewAlert,
-} from "../delivery/store.ts";
+} from "../../db/repos/pollers.ts";
+import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 
 export interface TradePollerOptions extends AccountPollerDeps {
   /** Users polled at once. */

@@ -8,7 +8,7 @@ import { mergeSameListing } from "./grouping.ts";
 import { goneAfterMs } from "../feed/listingFates.ts";
 import { OutboxPayload, type SingleAlert } from "./payload.ts";
 import type { Db } from "../../db/types.ts";
-import { latestAlerts } from "./store.ts";
+import { latestAlerts } from "../../db/repos/alerts.ts";
 
 /** The listing an alert points at, as it is now (it may have sold since). */
 export async function viewListing(

@@ -18,13 +18,8 @@ import { OutboxPayload } from "./payload.ts";
 import { quietHoursOf, quietState } from "./quietHours.ts";
 import type { AlertSender, AlertTarget, SendResult } from "./sender.ts";
 import type { Db } from "../../db/types.ts";
-import {
-  deliveryUsers,
-  holdClaimed,
-  redirectClaimed,
-  releaseHeldAsDigest,
-  ruleChannelOfAlert,
-} from "./store.ts";
+import { deliveryUsers, holdClaimed, redirectClaimed, ruleChannelOfAlert } from "../../db/repos/delivery.ts";
+import { releaseHeldAsDigest } from "./store.ts";
 
 /** Observes deliveries (src/metrics.ts implements it). */
 export interface DeliveryMetrics {

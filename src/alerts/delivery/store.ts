@@ -1,6 +1,6 @@
 // Alert persistence on top of src/db/repos: alerts written with their outbox rows, and the digest
-// that ends a user's quiet hours. The pollers' and delivery's queries it used to hold live in
-// src/db/repos/{pollers,delivery,alerts}.ts; they are re-exported here for their callers.
+// that ends a user's quiet hours. The pollers' and delivery's queries live in
+// src/db/repos/{pollers,delivery,alerts}.ts.
 import { insertAlertsWithOutbox, type AlertKind } from "../../db/repos/alerts.ts";
 import { countHeld } from "../../db/repos/delivery.ts";
 import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../../db/repos/outbox.ts";
@@ -117,15 +117,4 @@ export async function releaseHeldAsDigest(prisma: Db, userId: number): Promise<n
   });
 }
 
-export { latestAlerts } from "../../db/repos/alerts.ts";
 export { deliveryUsers, holdClaimed, redirectClaimed, ruleChannelOfAlert } from "../../db/repos/delivery.ts";
-export {
-  cancelBidsOnListing,
-  closeTrackedTrade,
-  linkedUsersForPolling,
-  openBidsWithOwners,
-  recordBidState,
-  recordReminder,
-  saveTradeObservation,
-  tradesNearingDeadline,
-} from "../../db/repos/pollers.ts";

@@ -10,7 +10,7 @@ import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "../rules/ruleFilters.ts";
 import { parseStoredFilters } from "../rules/rules.ts";
 import { releaseHeldBack } from "../../db/repos/outbox.ts";
-import { enabledRulesWithOwners } from "../rules/ruleStore.ts";
+import { enabledRulesWithOwners } from "../../db/repos/rules.ts";
 import type { Db } from "../../db/types.ts";
 import { writeAlerts, type NewAlert } from "../delivery/store.ts";
 import { groupInOrder, withOtherRules } from "../delivery/grouping.ts";

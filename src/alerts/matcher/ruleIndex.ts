@@ -2,10 +2,14 @@
 import type { Logger } from "../../log.ts";
 import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import { createMatcherIndex, type MatcherIndex } from "./matcher.ts";
-import { loadAllEnabledRules } from "../../db/repos/rules.ts";
+import {
+  loadAllEnabledRules,
+  enabledRuleIds,
+  ruleSnapshot,
+  rulesUpdatedSince,
+} from "../../db/repos/rules.ts";
 import { parseStoredFilters, type RuleChange } from "../rules/rules.ts";
 import { storedFiltersFast } from "../rules/storedFilters.ts";
-import { enabledRuleIds, ruleSnapshot, rulesUpdatedSince } from "../rules/ruleStore.ts";
 import type { Db } from "../../db/types.ts";
 
 export interface RuleIndex {

@@ -10,7 +10,7 @@ import * as rulesRepo from "../../db/repos/rules.ts";
 import { ensureUser, getUserByDiscordId } from "../../db/repos/users.ts";
 import { describeFilters } from "./describeFilters.ts";
 import { matchesListing, RuleFilters } from "./ruleFilters.ts";
-import { ruleNamesLike } from "./ruleStore.ts";
+import { ruleNamesLike } from "../../db/repos/rules.ts";
 import type { Db } from "../../db/types.ts";
 
 export const MAX_RULE_NAME = 50;
