@@ -54,6 +54,9 @@ export async function writeAlerts(
     payload: toOutboxPayload(a.alert) as JsonValue,
     ...(a.holdMs === undefined ? {} : { holdMs: a.holdMs }),
   }));
+  // The insert is one statement, atomic on its own: an interactive transaction around it alone
+  // would only add BEGIN and COMMIT round trips on the way from the feed page to the outbox.
+  if (alsoInTx === undefined) return (await insertAlertsWithOutbox(prisma, rows)).map((i) => i.dedupeKey);
   return withTransaction(prisma, async (tx) => {
     const inserted = rows.length > 0 ? await insertAlertsWithOutbox(tx, rows) : [];
     if (alsoInTx) await alsoInTx(tx);
