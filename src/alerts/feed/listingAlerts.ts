@@ -44,6 +44,11 @@ export interface ListingAlertDeps {
   onReleased?: () => void;
   /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
   screenshotTemplate?: string | undefined;
+  /**
+   * Brings the index up to date with rules saved elsewhere (the engine's rule sync); true when it
+   * changed anything. Read `index` and `snipe.armedIndex` at each use: a sync may replace them.
+   */
+  syncRules?: () => Promise<boolean>;
 }
 
 /** A live buy's answer can take this long; past it, ordinary alerts go out anyway. */
@@ -69,15 +74,19 @@ export async function queueListingAlerts(
   opts: { readAt?: number; taken?: ReadonlySet<string> } = {},
 ): Promise<ListingAlertResult> {
   const fees = deps.fees ?? DEFAULT_FEES;
-  const hits: Array<{ listing: Listing; ruleId: number }> = [];
-  const armed: ArmedHit[] = [];
   const before = opts.taken ?? new Set<string>();
-  const found = new MatchIds();
-  for (const listing of listings) {
-    const count = deps.index.matchInto(listing, found);
-    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.idAt(i)) });
-    if (deps.snipe !== undefined) pushArmedHits(deps.snipe, listing, found, armed, before);
+  // The look for rules saved elsewhere runs beside the match and its confirming read rather than
+  // before them: it finds nothing on almost every cycle, and when it does find changes the
+  // listings are matched again on the updated index, so no rule saved before the page was read
+  // is missed.
+  const synced = deps.syncRules?.();
+  let matched = matchAll(deps, listings, before);
+  let stored = storedRulesOf(deps.prisma, matched.hits);
+  if (synced !== undefined && (await synced)) {
+    matched = matchAll(deps, listings, before);
+    stored = storedRulesOf(deps.prisma, matched.hits);
   }
+  const { hits, armed } = matched;
   if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
   // Rules armed since actOnArmedMatches ran (it runs before the rules are synced) act now.
   const taken = new Set(before);
@@ -97,8 +106,7 @@ export async function queueListingAlerts(
   const armedListings = new Set(armedKeys.map((k) => k.slice(k.indexOf(":") + 1)));
   const holdMs = deps.armedHoldMs ?? ARMED_HOLD_MS;
 
-  const ruleIds = [...new Set(hits.map((h) => h.ruleId))];
-  const rules = await enabledRulesWithOwners(deps.prisma, ruleIds);
+  const rules = await stored;
   const byId = new Map(rules.map((r) => [r.id, r]));
 
   const confirmed = [];
@@ -177,6 +185,35 @@ export async function queueListingAlerts(
   if (heldWritten.length > 0 && deps.snipe)
     releaseAfterOutcomes(deps, deps.snipe.autoBuyer, armedKeys, heldWritten);
   return { matched: hits.length, queued: written.length, armed: taken.size };
+}
+
+interface Matched {
+  hits: Array<{ listing: Listing; ruleId: number }>;
+  armed: ArmedHit[];
+}
+
+/** Every listing against the index as it stands, and the armed rules' hits not yet `taken`. */
+function matchAll(deps: ListingAlertDeps, listings: readonly Listing[], taken: ReadonlySet<string>): Matched {
+  const hits: Matched["hits"] = [];
+  const armed: ArmedHit[] = [];
+  const found = new MatchIds();
+  for (const listing of listings) {
+    const count = deps.index.matchInto(listing, found);
+    for (let i = 0; i < count; i++) hits.push({ listing, ruleId: Number(found.idAt(i)) });
+    if (deps.snipe !== undefined) pushArmedHits(deps.snipe, listing, found, armed, taken);
+  }
+  return { hits, armed };
+}
+
+/**
+ * The stored rules behind the hits, with their owners' settings (no query when there are none).
+ * Read early and awaited later, or dropped: its failure is never left unhandled meanwhile.
+ */
+function storedRulesOf(prisma: Db, hits: Matched["hits"]) {
+  if (hits.length === 0) return Promise.resolve([]);
+  const read = enabledRulesWithOwners(prisma, [...new Set(hits.map((h) => h.ruleId))]);
+  read.catch(() => undefined);
+  return read;
 }
 
 /**

@@ -85,14 +85,18 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
       ctx.noteListings(listings);
       // Armed rules race other buyers: their purchases start before anything else is read.
       const taken = await actOnArmedMatches({ snipe }, listings, meta.readAt);
-      // Rules saved while this cycle was reading were not in the index when it began, yet a
-      // listing created after them is theirs: look again (one aggregate query) before matching.
-      await ensureRules();
       const result = await queueListingAlerts(
         {
           prisma: deps.prisma,
           logger: deps.logger,
-          index: ruleIndex.index,
+          // Read at each use, as armedIndex: the sync below may replace the index.
+          get index() {
+            return ruleIndex.index;
+          },
+          // Rules saved while this cycle was reading were not in the index when it began, yet a
+          // listing created after them is theirs: look again (one aggregate query), beside the
+          // match, which is done again when the look found changes.
+          syncRules: ensureRules,
           snipe,
           fees,
           salesRate,
@@ -109,13 +113,14 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
     },
   });
 
-  async function ensureRules(): Promise<void> {
+  /** Loads every rule after a start or an election, else picks up changes; true when the index changed. */
+  async function ensureRules(): Promise<boolean> {
     if (!rulesLoaded) {
       await ruleIndex.loadAll();
       rulesLoaded = true;
-    } else {
-      await ruleIndex.syncChanges();
+      return true;
     }
+    return ruleIndex.syncChanges();
   }
   const feedQueue = serialQueue();
   const runFeedOnce = () =>
@@ -150,7 +155,9 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
   return {
     ruleIndex,
     runFeedOnce,
-    syncRulesOnce: () => feedQueue(ensureRules),
+    syncRulesOnce: async () => {
+      await feedQueue(ensureRules);
+    },
     onRuleChange(change) {
       if (rulesLoaded) ruleIndex.apply(change);
     },

@@ -89,4 +89,37 @@ describe("listing alerts pass", () => {
     expect(second).toMatchObject({ matched: 2, queued: 0 });
     expect(await alerted()).toEqual([plain.rule.id]);
   });
+
+  it("GIVEN a rule saved elsewhere that the index does not hold yet WHEN the alerts pass looks for changes beside its match THEN the listing is matched again and alerted for that rule", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000079");
+    const item = "Falcon Rifle | Saved Mid-Cycle (Pristine)";
+    const rules = createRuleIndex({ prisma: db.prisma, logger });
+    await rules.loadAll();
+    // Saved by another process after the index last looked: only the pass's sync can see it.
+    const created = await createRule(
+      db.prisma,
+      { userId: user.id, name: "saved mid-cycle", filters: { item, max_price: 9_000 } },
+      { maxRulesPerUser: 50 },
+    );
+    if (!created.ok) throw new Error("expected a rule");
+    let syncs = 0;
+    const deps: ListingAlertDeps = {
+      prisma: db.prisma,
+      logger,
+      get index() {
+        return rules.index;
+      },
+      syncRules: async () => {
+        syncs += 1;
+        return rules.syncChanges();
+      },
+    };
+    const listing = listingWith({ id: "77002", price: 5_000, item: { market_hash_name: item } });
+
+    const result = await queueListingAlerts(deps, [listing], { readAt: Date.now() });
+    expect(syncs).toBe(1);
+    expect(result).toMatchObject({ matched: 1, queued: 1 });
+    const alerted = await db.prisma.alertLog.findMany({ where: { subjectId: "77002" } });
+    expect(alerted.map((a) => a.ruleId)).toEqual([created.rule.id]);
+  });
 });
