@@ -11,6 +11,7 @@ import {
   markSent,
   usersWithHeld,
   type ClaimedMessage,
+  type Recipient,
   type RetryPolicy,
 } from "../../db/repos/outbox.ts";
 import { clearDmClosed, markDmClosed, rememberDmChannel } from "../../db/repos/users.ts";
@@ -87,14 +88,6 @@ export interface DeliveryWorker {
   readonly workerId: string;
 }
 
-interface UserInfo {
-  quietHoursStart: number | null;
-  quietHoursEnd: number | null;
-  timezone: string;
-  dmClosedAt: Date | null;
-  defaultChannelId: string | null;
-}
-
 export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   const log = opts.logger.child({ module: "alerts.delivery" });
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
@@ -169,7 +162,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
 
   async function deliver(
     row: ClaimedMessage,
-    user: UserInfo | undefined,
+    user: Recipient | undefined,
     result: DeliveryResult,
   ): Promise<void> {
     const ctx = { outboxId: row.id, userId: row.userId, attempt: row.attempts };
@@ -286,7 +279,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   async function fallbackChannel(
     row: ClaimedMessage,
     kind: string,
-    user: UserInfo,
+    user: Recipient,
   ): Promise<string | undefined> {
     if (kind !== "listing" || row.alertId === null) return undefined;
     return (await ruleChannelOfAlert(opts.prisma, row.alertId)) ?? user.defaultChannelId ?? undefined;
@@ -309,8 +302,8 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       const rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
       result.claimed = rows.length;
       if (rows.length > 0) {
-        const users = await deliveryUsers(opts.prisma, [...new Set(rows.map((r) => r.userId))]);
-        const byId = new Map(users.map((u) => [u.id, u]));
+        // The claim read each recipient's settings with the row: no query between claim and send.
+        const byId = new Map(rows.map((r) => [r.userId, r.recipient]));
         // A batch spanning tiers (snipe outcomes, then listings...) finishes one tier before the
         // next starts, so sends side by side cannot overtake a higher tier (ADR 018).
         for (const tier of tiersOf(rows)) {

@@ -26,6 +26,17 @@ export interface ClaimedMessage {
   createdAt: Date;
   /** Claim tier, lower first (src/db/repos/alerts.ts priorityOf). */
   priority: number;
+  /** The recipient's delivery settings, read by the claim itself: no second query before sending. */
+  recipient: Recipient;
+}
+
+/** What delivery needs of the user an outbox row is for. */
+export interface Recipient {
+  quietHoursStart: number | null;
+  quietHoursEnd: number | null;
+  timezone: string;
+  dmClosedAt: Date | null;
+  defaultChannelId: string | null;
 }
 
 const ClaimedRow = z.object({
@@ -41,6 +52,11 @@ const ClaimedRow = z.object({
   created_at: z.date(),
   priority: z.number().int(),
   next_attempt_at: z.date(),
+  quiet_hours_start: z.number().int().nullable(),
+  quiet_hours_end: z.number().int().nullable(),
+  timezone: z.string(),
+  dm_closed_at: z.date().nullable(),
+  default_channel_id: z.string().nullable(),
 });
 
 /**
@@ -85,7 +101,8 @@ export async function claimDue(
      WHERE o.id = due.id AND u.id = o.user_id
     RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
               o.destination::text AS destination,
-              o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at`;
+              o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at,
+              u.quiet_hours_start, u.quiet_hours_end, u.timezone, u.dm_closed_at, u.default_channel_id`;
   return (
     rows
       .map((r) => {
@@ -102,6 +119,13 @@ export async function claimDue(
           attempts: row.attempts,
           createdAt: row.created_at,
           priority: row.priority,
+          recipient: {
+            quietHoursStart: row.quiet_hours_start,
+            quietHoursEnd: row.quiet_hours_end,
+            timezone: row.timezone,
+            dmClosedAt: row.dm_closed_at,
+            defaultChannelId: row.default_channel_id,
+          },
           dueAt: row.next_attempt_at.getTime(),
         };
       })
