@@ -22,7 +22,8 @@ const RANK: Record<Priority, number> = {
  * Share of the window each priority may fill, counting everything already sent. Whatever the
  * lower priorities do, the feed always has 25% of the window (from 55% to 80%), money actions 10%
  * more and people waiting on commands the last 10%; deadline polls may go to 55%, background
- * polls to 45%.
+ * polls to 45%. Deadline polls (a sale waiting on its seller, a deadline within the hour) may
+ * also use what of the feed's 25% the feed itself already sent in the window (deadlineCeiling).
  */
 const CEILING: Record<Priority, number> = {
   command: 1,
@@ -147,7 +148,31 @@ export function createScheduler(opts: SchedulerOptions = {}): Scheduler {
   function allowed(priority: Priority, t: number): boolean {
     if (t < heldUntil) return false;
     if (budget === undefined) return true;
-    return inWindow(t) < Math.floor(budget.limit * CEILING[priority]);
+    const ceiling = Math.floor(budget.limit * CEILING[priority]);
+    return inWindow(t) < (priority === "deadline" ? deadlineCeiling(budget, ceiling, t) : ceiling);
+  }
+
+  /**
+   * The feed's share is kept for the feed, and what the feed sent in the window is part of it:
+   * counted again as headroom, the feed's steady polls alone would hold deadline polls at 55%
+   * less the feed's 25%, so with people running commands a sale waiting on its seller could not
+   * be read for minutes. Deadline polls may go past 55% by what the feed has sent (at most its
+   * share): the part of the share the feed has not used stays free for it, and as each of its
+   * sends leaves the window, the deadline's room shrinks with it.
+   */
+  function deadlineCeiling(b: AddressBudget, ceiling: number, t: number): number {
+    const share = Math.floor(b.limit * CEILING.feed) - ceiling;
+    return ceiling + Math.min(share, sentInWindow(t, RANK.feed));
+  }
+
+  /** Sends of one priority rank in the window (with inWindow's margin). */
+  function sentInWindow(t: number, rank: number): number {
+    if (budget === undefined) return 0;
+    const from = t - budget.windowMs - margin(budget.windowMs);
+    let n = 0;
+    for (let i = sentAt.length - 1; i >= head && (sentAt[i] as number) > from; i--)
+      if (sentRank[i] === rank) n += 1;
+    return n;
   }
 
   /** When the next send leaves the window (when a waiter may be admitted at the earliest). */

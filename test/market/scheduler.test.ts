@@ -120,6 +120,26 @@ describe("address scheduler: ceilings, not rank, hold a request back", () => {
     expect(s.stats().waiting).toMatchObject({ deadline: 4, feed: 1 });
   });
 
+  it("GIVEN the feed's polls and commands in the window WHEN deadline polls ask THEN they also use what the feed sent of its 25%, AND the feed keeps the rest of its share", async () => {
+    const s = createScheduler({ budget: { limit: 20, windowMs: 1000 } });
+    const log: string[] = [];
+    ask(s, "feed", 3, log);
+    ask(s, "command", 6, log);
+    await vi.advanceTimersByTimeAsync(0);
+    log.length = 0;
+    // 9 in the window: at 55% (11) alone, 2 deadline polls could go; the feed's own 3 count for them.
+    ask(s, "deadline", 10, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toHaveLength(5);
+    // The feed's share is 5 (55% to 80% of 20): it sent 3, and its other 2 are still free for it.
+    ask(s, "feed", 3, log);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log.filter((p) => p === "feed")).toHaveLength(2);
+    expect(s.stats().waiting).toMatchObject({ deadline: 5, feed: 1 });
+    // Background polls gain nothing from it: still 45%, counting everything.
+    expect(s.rateFor("background")).toBeCloseTo(1, 5);
+  });
+
   it("GIVEN two keys refused at once WHEN their headers say each key had spent its own budget THEN nothing is learned about the address", () => {
     const s = createScheduler({ learnedWindowMs: 60_000 });
     s.refused("key-a", 1000, { keyExhausted: true });
