@@ -37,6 +37,13 @@ export interface FeedPollerOptions {
    * missing from it. Called after the cycle's alerts are written; a failure is only logged.
    */
   onGone?(listingIds: string[], at: Date): Promise<void> | void;
+  /**
+   * Listings of the previous cycle's first page that this one should still show by their
+   * places on the page (listingFates.ts' missingByPosition), and does not: nearly always gone,
+   * listings created at the same instant included, which onGone leaves out. A hint only (the
+   * trade poller reads their sellers first); called with onGone's timing.
+   */
+  onMissing?(listingIds: string[]): void;
   /** The nominal pause between cycles (POLL_INTERVAL_MS). */
   intervalMs: number;
   /** Fastest pace when the budget is generous; defaults to a quarter of intervalMs. */

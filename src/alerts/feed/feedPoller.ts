@@ -8,7 +8,7 @@ import { BEGINNING, NO_LISTING, compareListings, hasNext, isNewer, markOf, sameW
 import type { FeedMark, FeedWalk } from "./feedMarks.ts";
 import { failureDelay, feedPace } from "./feedPace.ts";
 import type { FeedPaceSettings } from "./feedPace.ts";
-import { goneFromFeed } from "./listingFates.ts";
+import { goneFromFeed, missingByPosition } from "./listingFates.ts";
 
 export type {
   FeedCycleResult,
@@ -262,8 +262,13 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     const previous = lastFirstPage;
     const t = now();
     lastFirstPage = page === undefined ? undefined : { listings: page.data, at: t };
-    if (opts.onGone === undefined || page === undefined || previous === undefined) return;
+    if (page === undefined || previous === undefined) return;
     if (t - previous.at > maxIntervalMs * 2) return;
+    if (opts.onMissing !== undefined) {
+      const missing = missingByPosition(previous.listings, page.data);
+      if (missing.length > 0) opts.onMissing(missing);
+    }
+    if (opts.onGone === undefined) return;
     const gone = goneFromFeed(previous.listings, {
       listings: page.data,
       complete: !hasNext(page, undefined),

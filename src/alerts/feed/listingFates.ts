@@ -63,6 +63,30 @@ export function goneFromFeed(previous: readonly Listing[], current: FeedPageRead
   return gone;
 }
 
+/**
+ * Listings of the previous first page missing from the current one where the page, by places
+ * alone, must still show them: each listing on the current page that the previous one lacked
+ * (new, or come up from below) can push one old listing off the bottom, so the old page's first
+ * (current length - newcomers) listings stay unless they left. Unlike goneFromFeed it needs no
+ * created_at and sees listings created at the same instant (a seller's bulk listing); it trusts
+ * the service to keep the relative order of listings between two reads, so it is a hint (whose
+ * sale to look for first), never recorded as a fate.
+ */
+export function missingByPosition(previous: readonly Listing[], current: readonly Listing[]): string[] {
+  if (current.length === 0) return [];
+  const before = new Set(previous.map((l) => l.id));
+  const present = new Set(current.map((l) => l.id));
+  let newcomers = 0;
+  for (const l of current) if (!before.has(l.id)) newcomers += 1;
+  const kept = Math.min(previous.length, current.length - newcomers);
+  const missing: string[] = [];
+  for (let i = 0; i < kept; i++) {
+    const l = previous[i] as Listing;
+    if (!present.has(l.id)) missing.push(l.id);
+  }
+  return missing;
+}
+
 function newestFirst(listings: readonly Listing[]): boolean {
   let last = Infinity;
   for (const l of listings) {

@@ -81,6 +81,9 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
       ctx.noteGone(listingIds);
       ctx.fates.observeGone(listingIds, at);
     },
+    // Listings that left by their places on the page, same-instant ones included: their
+    // sellers are read first (a sale likely waits on them); only onGone's are recorded as fates.
+    onMissing: (listingIds) => ctx.noteGone(listingIds),
     handle: async (listings, meta) => {
       ctx.noteListings(listings);
       // Armed rules race other buyers: their purchases start before anything else is read.

@@ -5,6 +5,7 @@ import {
   GONE,
   goneFromFeed,
   improves,
+  missingByPosition,
   isoWeek,
   median,
   merge,
@@ -74,6 +75,33 @@ describe("gone detection between two first pages", () => {
   it("GIVEN a current page out of order THEN nothing is called gone", () => {
     const shuffled = [L(1), ...page(10, 2, [6])];
     expect(goneFromFeed(page(10, 1), { listings: shuffled, complete: false })).toEqual([]);
+  });
+});
+
+describe("listings missing by their places on the first page (the trade poller's hint)", () => {
+  it("GIVEN new listings pushing old ones off the page WHEN nothing sold THEN nothing is missing", () => {
+    expect(missingByPosition(page(10, 1), page(15, 6))).toEqual([]);
+  });
+
+  it("GIVEN listings missing from inside the page THEN exactly those are missing AND one pushed off is not", () => {
+    expect(missingByPosition(page(10, 1), page(12, 2, [8, 4]))).toEqual(ids(8, 4));
+  });
+
+  it("GIVEN listings created at one instant at the bottom of the page WHEN one of them sells THEN it is missing, though goneFromFeed cannot vouch for it", () => {
+    const at = new Date(T0 + 5_000).toISOString();
+    const tie = (n: number) => listingWith({ id: String(3000 + n), created_at: at });
+    const previous = [L(9), tie(3), tie(2), tie(1)];
+    // One new listing on top; tie 2 sold, so tie 1 is still on the page.
+    const current = [L(10), L(9), tie(3), tie(1)];
+
+    expect(missingByPosition(previous, current)).toEqual(["3002"]);
+    expect(goneFromFeed(previous, { listings: current, complete: false })).toEqual([]);
+    // Nothing sold: the new listing pushes the last tie off, and that is not missing.
+    expect(missingByPosition(previous, [L(10), L(9), tie(3), tie(2)])).toEqual([]);
+  });
+
+  it("GIVEN an empty current page THEN nothing is missing", () => {
+    expect(missingByPosition(page(3, 1), [])).toEqual([]);
   });
 });
 
