@@ -59,7 +59,11 @@ function snipeRows(r: ScenarioRecord<SnipeResult>): TableRow[] {
   const setup =
     `${int(x.armed)} rules armed live among ${int(x.rules)} (bulk-loaded), ${x.traders} linked traders, ` +
     `${x.listings} listings for armed rules at random times, POLL_INTERVAL_MS ${x.intervalMs}, ` +
-    `${x.bought}/${x.listings} bought with ${x.buyRequests} purchase requests; ${r.database}; ${machineText(r)}`;
+    `${x.bought}/${x.listings} bought with ${x.buyRequests} purchase requests` +
+    (x.coldReactions === undefined || x.coldReactions.length === 0
+      ? ""
+      : `, after ${x.coldReactions.length} warm-up purchases (the first after the start: ${x.coldReactions.map(ms).join(", ")})`) +
+    `; ${r.database}; ${machineText(r)}`;
   const other = Object.entries(x.otherOutcomes)
     .map(([k, n]) => `${n} ${k}`)
     .join(", ");
