@@ -114,7 +114,9 @@ export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Pro
         filters: { item: WATCHED(i) } as RuleFilters,
       })),
     );
-    // Standing bids: auctions far from their end, each with a linked bidder.
+    // Standing bids: auctions far from their end, each with a linked bidder, tracked with the
+    // auction's end as /bid stores it (a bid with no known end counts as ending soon: its bidder
+    // would be read as often as a seller with a sale waiting).
     const bidders = linked.slice(opts.users - opts.bids);
     for (const b of bidders) {
       const auction = world.sandbox.control.createListing({
@@ -123,8 +125,9 @@ export async function runScale(postgres: BenchPostgres, opts: ScaleOptions): Pro
         auction_duration_ms: 6 * 3_600_000,
       });
       await world.db.pool.query(
-        `INSERT INTO tracked_bids (user_id, listing_id, max_price_cents, status, updated_at) VALUES ($1, $2, 2000, 'active', now())`,
-        [b.dbId, auction.id],
+        `INSERT INTO tracked_bids (user_id, listing_id, max_price_cents, status, expires_at, updated_at)
+         VALUES ($1, $2, 2000, 'active', $3, now())`,
+        [b.dbId, auction.id, auction.auction_details?.expires_at ?? null],
       );
     }
     const engine = world.engine();
