@@ -164,9 +164,9 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     // Arrival times: uniform over the duration, so listings land anywhere within a poll interval,
     // and stratified: the matching listings (and, apart, the others) one at a random time in each
     // of equal slices of the run. Each time is still uniform, but the phases against the polls are
-    // spread evenly, so the p50 of the poll wait moves half as much between runs (a 300-listing
-    // run's median wait has a spread of ~29 ms with independent times, ~15 ms stratified: enough
-    // on its own to move the p50 across the target).
+    // spread more evenly, so the p50 moves less between runs: the median poll wait over a run's
+    // DMs has a spread (one standard deviation) of ~32 ms with independent times, ~21 ms
+    // stratified, the first enough on its own to move the p50 across the target.
     const arrivals = [true, false].flatMap((matching) => {
       const group = shuffle(
         templates.filter((t) => t.matching === matching),
