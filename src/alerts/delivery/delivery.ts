@@ -76,6 +76,10 @@ export interface DeliveryResult {
   released: number;
 }
 
+function noDeliveries(): DeliveryResult {
+  return { claimed: 0, sent: 0, retried: 0, failed: 0, held: 0, redirected: 0, released: 0 };
+}
+
 export interface DeliveryStats extends DeliveryResult {
   runs: number;
   lastRunAt: Date | undefined;
@@ -106,17 +110,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const retry = opts.retry ?? { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000 };
   const now = opts.now ?? (() => new Date());
-  const totals: DeliveryStats = {
-    runs: 0,
-    lastRunAt: undefined,
-    claimed: 0,
-    sent: 0,
-    retried: 0,
-    failed: 0,
-    held: 0,
-    redirected: 0,
-    released: 0,
-  };
+  const totals: DeliveryStats = { runs: 0, lastRunAt: undefined, ...noDeliveries() };
 
   function observeSent(row: ClaimedMessage, alert: { kind: string; listedAt?: string | undefined }): void {
     try {
@@ -288,15 +282,7 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
   return {
     workerId,
     async runOnce() {
-      const result: DeliveryResult = {
-        claimed: 0,
-        sent: 0,
-        retried: 0,
-        failed: 0,
-        held: 0,
-        redirected: 0,
-        released: 0,
-      };
+      const result = noDeliveries();
       await releaseFinishedQuietHours(result);
       passStartedAt = Date.now();
       const rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });

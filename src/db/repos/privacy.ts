@@ -103,53 +103,54 @@ export async function runningForUser(
   return { armedRules, activeGuards, autoAccept: autoAccept > 0, queuedAlerts };
 }
 
+/** The kinds in the order results list them. */
+const KINDS: readonly ErasedKind[] = [
+  "watchRules",
+  "seedTiers",
+  "alerts",
+  "outbox",
+  "trackedBids",
+  "trackedTrades",
+  "trackedBuyOrders",
+  "purchases",
+  "drafts",
+  "autoBuys",
+  "autoAccepts",
+  "guards",
+  "guardEvents",
+];
+
+function inListOrder(byKind: Partial<Record<ErasedKind, number>>): Record<ErasedKind, number> {
+  return Object.fromEntries(KINDS.map((kind) => [kind, byKind[kind] ?? 0])) as Record<ErasedKind, number>;
+}
+
+/** What counting and erasing a user's rows of one kind needs of its table. */
+interface UserRowsTable {
+  count(args: { where: { userId: number } }): Promise<number>;
+  deleteMany(args: { where: { userId: number } }): Promise<{ count: number }>;
+}
+
+/** Each kind's table, children before parents: the order the erase takes. */
+const ERASE_ORDER: ReadonlyArray<readonly [ErasedKind, (db: Db) => UserRowsTable]> = [
+  ["guardEvents", (db) => db.guardEvent],
+  ["guards", (db) => db.guard],
+  ["autoAccepts", (db) => db.autoAccept],
+  ["autoBuys", (db) => db.autoBuy],
+  ["drafts", (db) => db.draft],
+  ["purchases", (db) => db.purchase],
+  ["trackedBids", (db) => db.trackedBid],
+  ["trackedTrades", (db) => db.trackedTrade],
+  ["trackedBuyOrders", (db) => db.trackedBuyOrder],
+  ["outbox", (db) => db.outbox],
+  ["alerts", (db) => db.alertLog],
+  ["seedTiers", (db) => db.seedTier],
+  ["watchRules", (db) => db.watchRule],
+];
+
 /** The user's rows, counted per kind. */
 export async function countUserRows(db: Db, userId: number): Promise<Record<ErasedKind, number>> {
-  const mine = { where: { userId } };
-  const [
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
-  ] = await Promise.all([
-    db.watchRule.count(mine),
-    db.seedTier.count(mine),
-    db.alertLog.count(mine),
-    db.outbox.count(mine),
-    db.trackedBid.count(mine),
-    db.trackedTrade.count(mine),
-    db.trackedBuyOrder.count(mine),
-    db.purchase.count(mine),
-    db.draft.count(mine),
-    db.autoBuy.count(mine),
-    db.autoAccept.count(mine),
-    db.guard.count(mine),
-    db.guardEvent.count(mine),
-  ]);
-  return {
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
-  };
+  const counts = await Promise.all(ERASE_ORDER.map(([, table]) => table(db).count({ where: { userId } })));
+  return inListOrder(Object.fromEntries(ERASE_ORDER.map(([kind], i) => [kind, counts[i]])));
 }
 
 /** Locks the users row of `discordId` until `tx` ends; its id, or undefined when there is none. */
@@ -180,37 +181,14 @@ export async function sendingLeaseUntil(db: Db, userId: number): Promise<Date | 
  * anything a new table adds. Run it in a transaction holding the user's row lock.
  */
 export async function eraseUser(tx: Db, userId: number): Promise<Record<ErasedKind, number>> {
-  const mine = { where: { userId } };
-  const guardEvents = (await tx.guardEvent.deleteMany(mine)).count;
-  const guards = (await tx.guard.deleteMany(mine)).count;
-  const autoAccepts = (await tx.autoAccept.deleteMany(mine)).count;
-  await tx.autoAcceptSetting.deleteMany(mine);
-  const autoBuys = (await tx.autoBuy.deleteMany(mine)).count;
-  const drafts = (await tx.draft.deleteMany(mine)).count;
-  const purchases = (await tx.purchase.deleteMany(mine)).count;
-  const trackedBids = (await tx.trackedBid.deleteMany(mine)).count;
-  const trackedTrades = (await tx.trackedTrade.deleteMany(mine)).count;
-  const trackedBuyOrders = (await tx.trackedBuyOrder.deleteMany(mine)).count;
-  const outbox = (await tx.outbox.deleteMany(mine)).count;
-  const alerts = (await tx.alertLog.deleteMany(mine)).count;
-  const seedTiers = (await tx.seedTier.deleteMany(mine)).count;
-  const watchRules = (await tx.watchRule.deleteMany(mine)).count;
+  const erased: Partial<Record<ErasedKind, number>> = {};
+  for (const [kind, table] of ERASE_ORDER) {
+    erased[kind] = (await table(tx).deleteMany({ where: { userId } })).count;
+    // The switch has no kind of its own: it goes with the auto-accepts it governs.
+    if (kind === "autoAccepts") await tx.autoAcceptSetting.deleteMany({ where: { userId } });
+  }
   await tx.user.delete({ where: { id: userId } });
-  return {
-    watchRules,
-    seedTiers,
-    alerts,
-    outbox,
-    trackedBids,
-    trackedTrades,
-    trackedBuyOrders,
-    purchases,
-    drafts,
-    autoBuys,
-    autoAccepts,
-    guards,
-    guardEvents,
-  };
+  return inListOrder(erased);
 }
 
 /** Whether the database's clock has reached `at`. */
