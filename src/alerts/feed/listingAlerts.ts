@@ -83,6 +83,8 @@ export async function queueListingAlerts(
   let matched = matchAll(deps, listings, before);
   let stored = storedRulesOf(deps.prisma, matched.hits);
   if (synced !== undefined && (await synced)) {
+    // The first read is superseded: its failure, if any, must not surface as an unhandled rejection.
+    stored.catch(() => undefined);
     matched = matchAll(deps, listings, before);
     stored = storedRulesOf(deps.prisma, matched.hits);
   }
