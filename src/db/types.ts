@@ -1,5 +1,5 @@
 // Shared shapes for the repositories: the client-or-transaction they accept, and money mapping.
-import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 
 /** Either the client or an interactive transaction: repositories work inside both. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -59,4 +59,18 @@ export function isUniqueViolation(err: unknown): boolean {
   if (code !== "P2010" || meta === undefined) return false;
   const text = JSON.stringify(meta);
   return text.includes("23505") || text.includes("UniqueConstraintViolation");
+}
+
+/**
+ * A one-row subquery to join into a statement run on its own (not in a transaction): that
+ * statement's commit returns before its write-ahead log record is on disk (ADR 037). Only for
+ * writes that a later flushed commit always follows before anything they record leaves the
+ * process: the log is flushed in order, so that commit flushes them too, and a crash before it
+ * takes back only what nobody outside has seen. Refused inside a transaction, where it would
+ * relax the whole transaction's commit.
+ */
+export function commitFlushedLater(db: Db): Prisma.Sql {
+  // A transaction's client has no $connect (it does have $transaction).
+  if (!("$connect" in db)) throw new Error("a commit flushed later cannot be asked inside a transaction");
+  return Prisma.sql`(SELECT set_config('synchronous_commit', 'off', true))`;
 }

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Routes, type REST } from "discord.js";
-import { getCommandHash, setCommandHash } from "../db/repos/commandRegistration.ts";
+import { getCommandHash, setCommandHash } from "../db/repos/state.ts";
 import type { Db } from "../db/types.ts";
 import type { Logger } from "../log.ts";
 import type { CommandDefinition } from "./command.ts";

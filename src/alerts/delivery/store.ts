@@ -1,11 +1,11 @@
 // Alert persistence on top of src/db/repos: alerts written with their outbox rows, and the digest
 // that ends a user's quiet hours. The pollers' and delivery's queries live in
 // src/db/repos/{pollers,delivery,alerts}.ts.
-import { insertAlertsWithOutbox, type AlertKind } from "../../db/repos/alerts.ts";
+import { insertAlertsWithOutbox, type AlertKind, type NewAlert as RepoAlert } from "../../db/repos/alerts.ts";
 import { countHeld } from "../../db/repos/delivery.ts";
 import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../../db/repos/outbox.ts";
 import type { Destination } from "../../db/repos/users.ts";
-import { withTransaction, type Db, type JsonValue } from "../../db/types.ts";
+import { commitFlushedLater, withTransaction, type Db, type JsonValue } from "../../db/types.ts";
 import { mergeSameListing } from "./grouping.ts";
 import { OutboxPayload, toOutboxPayload, type AlertContent } from "./payload.ts";
 
@@ -28,6 +28,23 @@ export interface NewAlert {
   holdMs?: number | undefined;
 }
 
+/** An alert as the repository writes it. Parsed on the way in: a bad payload should fail the poller that built it, not the sender. */
+function outboxRowOf(a: NewAlert): RepoAlert {
+  return {
+    userId: a.userId,
+    ruleId: a.ruleId ?? null,
+    ...(a.alsoRuleIds === undefined || a.alsoRuleIds.length === 0 ? {} : { alsoRuleIds: a.alsoRuleIds }),
+    kind: a.kind,
+    subjectId: a.subjectId,
+    version: a.version,
+    dedupeKey: a.dedupeKey,
+    destination: a.destination,
+    channelId: a.destination === "channel" ? (a.channelId ?? null) : null,
+    payload: toOutboxPayload(a.alert) as JsonValue,
+    ...(a.holdMs === undefined ? {} : { holdMs: a.holdMs }),
+  };
+}
+
 /**
  * Writes alert rows and their outbox rows (src/db/repos/alerts.ts: one statement, ON CONFLICT DO
  * NOTHING on the dedupe key) in one transaction with `alsoInTx`, for poller state that must move
@@ -40,20 +57,7 @@ export async function writeAlerts(
   alsoInTx?: (tx: Db) => Promise<void>,
 ): Promise<string[]> {
   if (alerts.length === 0 && alsoInTx === undefined) return [];
-  // Parse on the way in: a bad payload should fail the poller that built it, not the sender.
-  const rows = alerts.map((a) => ({
-    userId: a.userId,
-    ruleId: a.ruleId ?? null,
-    ...(a.alsoRuleIds === undefined || a.alsoRuleIds.length === 0 ? {} : { alsoRuleIds: a.alsoRuleIds }),
-    kind: a.kind,
-    subjectId: a.subjectId,
-    version: a.version,
-    dedupeKey: a.dedupeKey,
-    destination: a.destination,
-    channelId: a.destination === "channel" ? (a.channelId ?? null) : null,
-    payload: toOutboxPayload(a.alert) as JsonValue,
-    ...(a.holdMs === undefined ? {} : { holdMs: a.holdMs }),
-  }));
+  const rows = alerts.map(outboxRowOf);
   // The insert is one statement, atomic on its own: an interactive transaction around it alone
   // would only add BEGIN and COMMIT round trips on the way from the feed page to the outbox.
   if (alsoInTx === undefined) return (await insertAlertsWithOutbox(prisma, rows)).map((i) => i.dedupeKey);
@@ -62,6 +66,22 @@ export async function writeAlerts(
     if (alsoInTx) await alsoInTx(tx);
     return inserted.map((i) => i.dedupeKey);
   });
+}
+
+/**
+ * writeAlerts for a source that is read again until a later commit records it (the feed: its
+ * mark is saved after its alerts). The insert commits without waiting for the write-ahead log to
+ * reach disk, which takes a flush off the way from a feed page to Discord. Any flushed commit
+ * after it flushes these rows too (the log is written in order): the mark's save, or delivery's
+ * claim before a send. A database crash before either loses the rows and the mark together, and
+ * the listings are read and alerted again; no alert is both sent and lost (ADR 037).
+ */
+export async function writeAlertsFlushedLater(prisma: Db, alerts: readonly NewAlert[]): Promise<string[]> {
+  // Asked first, so a caller inside a transaction is refused even with nothing to write.
+  commitFlushedLater(prisma);
+  if (alerts.length === 0) return [];
+  const rows = alerts.map(outboxRowOf);
+  return (await insertAlertsWithOutbox(prisma, rows, { flushLater: true })).map((i) => i.dedupeKey);
 }
 
 /** Most items a digest lists one by one; the rest are counted. */

@@ -1,6 +1,6 @@
 // The feed's state in poller_state: the mark in its columns, a walk in progress in `extra`.
 import { z } from "zod";
-import { beginHighWaterMark, getPollerState, saveHighWaterMark } from "../../db/repos/pollerState.ts";
+import { beginHighWaterMark, getPollerState, saveHighWaterMark } from "../../db/repos/state.ts";
 import type { Db } from "../../db/types.ts";
 import { NO_LISTING } from "./feedMarks.ts";
 import type { FeedMark, FeedWalk } from "./feedMarks.ts";

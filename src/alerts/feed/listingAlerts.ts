@@ -10,9 +10,9 @@ import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "../rules/ruleFilters.ts";
 import { parseStoredFilters } from "../rules/rules.ts";
 import { releaseHeldBack } from "../../db/repos/outbox.ts";
-import { enabledRulesWithOwners } from "../../db/repos/rules.ts";
+import { enabledRulesWithOwners } from "../../db/repos/matching.ts";
 import type { Db } from "../../db/types.ts";
-import { writeAlerts, type NewAlert } from "../delivery/store.ts";
+import { writeAlertsFlushedLater, type NewAlert } from "../delivery/store.ts";
 import { groupInOrder, withOtherRules } from "../delivery/grouping.ts";
 
 export interface ListingAlertDeps {
@@ -42,11 +42,14 @@ export interface ListingAlertDeps {
   armedHoldMs?: number;
   /** Told when held alerts become due, so delivery can start at once. */
   onReleased?: () => void;
+  /** Told as soon as alerts are written (before the look for rule changes), so delivery starts at once. */
+  onQueued?: () => void;
   /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
   screenshotTemplate?: string | undefined;
   /**
    * Brings the index up to date with rules saved elsewhere (the engine's rule sync); true when it
-   * changed anything. Read `index` and `snipe.armedIndex` at each use: a sync may replace them.
+   * changed anything. Called once the first alerts are written. Read `index` and
+   * `snipe.armedIndex` at each use: a sync may replace them.
    */
   syncRules?: () => Promise<boolean>;
 }
@@ -67,33 +70,61 @@ export interface ListingAlertResult {
  * The index can be a moment behind the database (a rule paused in another process), so every
  * hit is confirmed against the stored rule and its owner before an alert is queued: enabled,
  * still matching, account not revoked, listing alerts switched on.
+ *
+ * The look for rules saved elsewhere (`syncRules`) comes after the alerts are written, off their
+ * way to Discord: it finds nothing on almost every cycle. When it does find changes, the listings
+ * are matched again on the updated index and what the first pass did not handle is handled then,
+ * so no rule saved before the page was read is missed (it is only a few milliseconds later).
  */
 export async function queueListingAlerts(
   deps: ListingAlertDeps,
   listings: readonly Listing[],
   opts: { readAt?: number; taken?: ReadonlySet<string> } = {},
 ): Promise<ListingAlertResult> {
+  const readAt = opts.readAt ?? Date.now();
+  // Hits armed rules took over: the snipe pass's, then each alerts pass's own.
+  const taken = new Set(opts.taken ?? []);
+  const handled = new Set<string>();
+  const first = await alertPass(deps, listings, matchAll(deps, listings, taken), {
+    taken,
+    handled,
+    readAt,
+    deferStaleArmed: true,
+  });
+  const changed = deps.syncRules === undefined ? false : await deps.syncRules();
+  if (!changed && first.deferred === 0) return { ...first.result, armed: taken.size };
+  // Only what the first pass left: its alerts are written, its confirmed misses stay misses.
+  const again = matchAll(deps, listings, taken);
+  const left = { ...again, hits: again.hits.filter((h) => !handled.has(hitKey(h.ruleId, h.listing.id))) };
+  const second = await alertPass(deps, listings, left, { taken, handled, readAt, deferStaleArmed: false });
+  return {
+    matched: first.result.matched + second.result.matched,
+    queued: first.result.queued + second.result.queued,
+    armed: taken.size,
+  };
+}
+
+/**
+ * One pass over `matched`: armed hits act, the other hits are confirmed against the stored rules
+ * and written as alerts. `handled` gains every hit it settled (alerted, taken or refused).
+ * `deferStaleArmed`: a rule stored as armed that the index does not hold as armed yet (armed in
+ * another process a moment ago) is left for the pass after the index's sync, where it acts as
+ * armed instead of alerting like an ordinary rule; counted in `deferred`.
+ */
+async function alertPass(
+  deps: ListingAlertDeps,
+  listings: readonly Listing[],
+  matched: Matched,
+  pass: { taken: Set<string>; handled: Set<string>; readAt: number; deferStaleArmed: boolean },
+): Promise<{ result: Omit<ListingAlertResult, "armed">; deferred: number }> {
   const fees = deps.fees ?? DEFAULT_FEES;
-  const before = opts.taken ?? new Set<string>();
-  // The look for rules saved elsewhere runs beside the match and its confirming read rather than
-  // before them: it finds nothing on almost every cycle, and when it does find changes the
-  // listings are matched again on the updated index, so no rule saved before the page was read
-  // is missed.
-  const synced = deps.syncRules?.();
-  let matched = matchAll(deps, listings, before);
-  let stored = storedRulesOf(deps.prisma, matched.hits);
-  if (synced !== undefined && (await synced)) {
-    // The first read is superseded: its failure, if any, must not surface as an unhandled rejection.
-    stored.catch(() => undefined);
-    matched = matchAll(deps, listings, before);
-    stored = storedRulesOf(deps.prisma, matched.hits);
-  }
   const { hits, armed } = matched;
-  if (hits.length === 0) return { matched: 0, queued: 0, armed: 0 };
+  if (hits.length === 0) return { result: { matched: 0, queued: 0 }, deferred: 0 };
+  const stored = storedRulesOf(deps.prisma, hits);
+  const { taken, handled } = pass;
   // Rules armed since actOnArmedMatches ran (it runs before the rules are synced) act now.
-  const taken = new Set(before);
   if (armed.length > 0 && deps.snipe) {
-    for (const key of await deps.snipe.autoBuyer.act(armed, opts.readAt ?? Date.now())) taken.add(key);
+    for (const key of await deps.snipe.autoBuyer.act(armed, pass.readAt)) taken.add(key);
   }
 
   // A listing's fan-out is written oldest rule first: rows go out in the order they are written.
@@ -112,9 +143,24 @@ export async function queueListingAlerts(
   const byId = new Map(rules.map((r) => [r.id, r]));
 
   const confirmed = [];
+  let deferred = 0;
   for (const { listing, ruleId } of hits) {
-    if (taken.has(hitKey(ruleId, listing.id))) continue;
+    const key = hitKey(ruleId, listing.id);
+    if (taken.has(key)) {
+      handled.add(key);
+      continue;
+    }
     const rule = byId.get(ruleId);
+    if (
+      pass.deferStaleArmed &&
+      deps.snipe !== undefined &&
+      rule?.armMode != null &&
+      deps.snipe.armedMode(String(ruleId)) === undefined
+    ) {
+      deferred += 1;
+      continue;
+    }
+    handled.add(key);
     // Listing alerts need no key, so unlinked users keep them; a revoked key pauses every alert
     // until the user re-links or unlinks (they were told once, see accounts.ts).
     if (rule === undefined || rule.user.status === "revoked" || !rule.user.alertListing) continue;
@@ -174,8 +220,12 @@ export async function queueListingAlerts(
       ...(armedListings.has(listing.id) && holdMs > 0 ? { holdMs } : {}),
     });
   }
-  const written = await writeAlerts(deps.prisma, alerts);
+  // Written without waiting for the commit's flush to disk: the feed's mark is saved after this
+  // with a flushed commit (which flushes these rows too), so a database crash before it loses
+  // the rows and the mark together and the listings are read again (ADR 037).
+  const written = await writeAlertsFlushedLater(deps.prisma, alerts);
   if (written.length > 0) {
+    deps.onQueued?.();
     deps.logger.info(
       { matched: hits.length, confirmed: matches.length, queued: written.length },
       "listing alerts queued",
@@ -186,7 +236,7 @@ export async function queueListingAlerts(
   const heldWritten = held.filter((k) => writtenKeys.has(k));
   if (heldWritten.length > 0 && deps.snipe)
     releaseAfterOutcomes(deps, deps.snipe.autoBuyer, armedKeys, heldWritten);
-  return { matched: hits.length, queued: written.length, armed: taken.size };
+  return { result: { matched: hits.length - deferred, queued: written.length }, deferred };
 }
 
 interface Matched {
@@ -209,7 +259,8 @@ function matchAll(deps: ListingAlertDeps, listings: readonly Listing[], taken: R
 
 /**
  * The stored rules behind the hits, with their owners' settings (no query when there are none).
- * Read early and awaited later, or dropped: its failure is never left unhandled meanwhile.
+ * Read beside the armed rules' purchases and awaited after them: its failure is never left
+ * unhandled meanwhile.
  */
 function storedRulesOf(prisma: Db, hits: Matched["hits"]) {
   if (hits.length === 0) return Promise.resolve([]);

@@ -97,19 +97,19 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
             return ruleIndex.index;
           },
           // Rules saved while this cycle was reading were not in the index when it began, yet a
-          // listing created after them is theirs: look again (one aggregate query), beside the
-          // match, which is done again when the look found changes.
+          // listing created after them is theirs: look again (one aggregate query) once the
+          // alerts are written; the listings are matched again when the look found changes.
           syncRules: ensureRules,
           snipe,
           fees,
           salesRate,
           onReleased: ctx.kickDelivery,
+          onQueued: ctx.kickDelivery,
           screenshotTemplate: deps.config.MARKET_SCREENSHOT_URL,
         },
         listings,
         { readAt: meta.readAt, taken },
       );
-      if (result.queued > 0) ctx.kickDelivery();
       ctx.observe((m) =>
         m.listingsMatched?.({ listings: listings.length, matched: result.matched, queued: result.queued }),
       );

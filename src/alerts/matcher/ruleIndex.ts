@@ -7,7 +7,7 @@ import {
   enabledRuleIds,
   ruleSnapshot,
   rulesUpdatedSince,
-} from "../../db/repos/rules.ts";
+} from "../../db/repos/matching.ts";
 import { parseStoredFilters, type RuleChange } from "../rules/rules.ts";
 import { storedFiltersFast } from "../rules/storedFilters.ts";
 import type { Db } from "../../db/types.ts";

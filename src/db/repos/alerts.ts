@@ -1,9 +1,9 @@
 // The alert log and its outbox rows, written together: a dedupe key that already exists makes
 // the whole insert a no-op, so several pollers can see the same event and queue it once.
 import { z } from "zod";
-import type { Prisma } from "../../generated/prisma/client.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
-import { idFromDb } from "../types.ts";
+import { commitFlushedLater, idFromDb } from "../types.ts";
 import type { Destination } from "./users.ts";
 
 export type AlertKind =
@@ -88,7 +88,15 @@ const InsertedRow = z.object({ dedupe_key: z.string(), alert_id: z.bigint(), out
  * Rules that produced a new alert get their match count and time bumped in the same statement.
  * Alerts of users deleted meanwhile are skipped.
  */
-export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]): Promise<InsertedAlert[]> {
+/**
+ * `flushLater`: the statement's commit does not wait for its flush (commitFlushedLater, ADR 037):
+ * only for a caller whose source is read again until a later flushed commit records it.
+ */
+export async function insertAlertsWithOutbox(
+  db: Db,
+  alerts: readonly NewAlert[],
+  opts: { flushLater?: boolean } = {},
+): Promise<InsertedAlert[]> {
   const unique = [...new Map(alerts.map((a) => [a.dedupeKey, a])).values()];
   if (unique.length === 0) return [];
   const col = <T>(f: (a: NewAlert) => T) => unique.map(f);
@@ -100,7 +108,7 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
   );
   const rows = await db.$queryRaw<unknown[]>`
     WITH input AS (
-      SELECT * FROM unnest(
+      SELECT t.* FROM unnest(
         ${col((a) => a.userId)}::int[],
         ${col((a) => a.ruleId ?? null)}::int[],
         ${col((a) => a.kind)}::alert_kind[],
@@ -116,6 +124,7 @@ export async function insertAlertsWithOutbox(db: Db, alerts: readonly NewAlert[]
       ) WITH ORDINALITY
         AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status,
              priority, hold_ms, ord)
+      ${opts.flushLater === true ? Prisma.sql`CROSS JOIN ${commitFlushedLater(db)} AS flush_later` : Prisma.empty}
     ),
     -- Alerts of a user deleted meanwhile (/account delete) are dropped, not a foreign-key error
     -- failing everyone's alerts in the batch: the lock waits for a delete in progress, and a

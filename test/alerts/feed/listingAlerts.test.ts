@@ -90,7 +90,7 @@ describe("listing alerts pass", () => {
     expect(await alerted()).toEqual([plain.rule.id]);
   });
 
-  it("GIVEN a rule saved elsewhere that the index does not hold yet WHEN the alerts pass looks for changes beside its match THEN the listing is matched again and alerted for that rule", async () => {
+  it("GIVEN a rule saved elsewhere that the index does not hold yet WHEN the alerts pass looks for changes after writing its alerts THEN the listing is matched again and alerted for that rule", async () => {
     const user = await ensureUser(db.prisma, "810000000000000079");
     const item = "Falcon Rifle | Saved Mid-Cycle (Pristine)";
     const rules = createRuleIndex({ prisma: db.prisma, logger });
@@ -121,5 +121,83 @@ describe("listing alerts pass", () => {
     expect(result).toMatchObject({ matched: 1, queued: 1 });
     const alerted = await db.prisma.alertLog.findMany({ where: { subjectId: "77002" } });
     expect(alerted.map((a) => a.ruleId)).toEqual([created.rule.id]);
+  });
+
+  it("GIVEN a rule the index holds WHEN a cycle's listing matches it THEN its alert is written before the look for rules saved elsewhere begins", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000080");
+    const item = "Falcon Rifle | Written First (Pristine)";
+    const created = await createRule(
+      db.prisma,
+      { userId: user.id, name: "written first", filters: { item, max_price: 9_000 } },
+      { maxRulesPerUser: 50 },
+    );
+    if (!created.ok) throw new Error("expected a rule");
+    const rules = createRuleIndex({ prisma: db.prisma, logger });
+    await rules.loadAll();
+    const alertedWhenLooking: number[][] = [];
+    let queuedCalls = 0;
+    const deps: ListingAlertDeps = {
+      prisma: db.prisma,
+      logger,
+      index: rules.index,
+      onQueued: () => {
+        queuedCalls += 1;
+      },
+      syncRules: async () => {
+        const rows = await db.prisma.alertLog.findMany({ where: { subjectId: "77003" } });
+        alertedWhenLooking.push(rows.map((r) => r.ruleId ?? 0));
+        return false;
+      },
+    };
+    const listing = listingWith({ id: "77003", price: 5_000, item: { market_hash_name: item } });
+
+    const result = await queueListingAlerts(deps, [listing], { readAt: Date.now() });
+    expect(result).toMatchObject({ matched: 1, queued: 1 });
+    expect(alertedWhenLooking).toEqual([[created.rule.id]]);
+    // Delivery was told before the look, once.
+    expect(queuedCalls).toBe(1);
+  });
+
+  it("GIVEN a rule armed in another process that the index still holds as an ordinary rule WHEN a listing matches it THEN no ordinary alert goes out for it AND once the look for changes brings the arming, the auto-buyer acts on it", async () => {
+    const user = await ensureUser(db.prisma, "810000000000000081");
+    const item = "Falcon Rifle | Armed Elsewhere (Pristine)";
+    const created = await createRule(
+      db.prisma,
+      { userId: user.id, name: "armed elsewhere", filters: { item, max_price: 9_000 } },
+      { maxRulesPerUser: 50 },
+    );
+    if (!created.ok) throw new Error("expected a rule");
+    const ruleId = created.rule.id;
+    const rules = createRuleIndex({ prisma: db.prisma, logger });
+    await rules.loadAll();
+    // Armed by another process: stored, but not in this index until its next sync.
+    expect(
+      await armRule(db.prisma, { userId: user.id, ruleId, mode: "shadow", maxBuys: 1, at: new Date() }),
+    ).toBe(true);
+    expect(rules.armedMode(String(ruleId))).toBeUndefined();
+    const { buyer, acted } = recordingBuyer();
+    const deps: ListingAlertDeps = {
+      prisma: db.prisma,
+      logger,
+      get index() {
+        return rules.index;
+      },
+      snipe: {
+        get armedIndex() {
+          return rules.armedIndex;
+        },
+        armedMode: (id) => rules.armedMode(id),
+        autoBuyer: buyer,
+      },
+      syncRules: () => rules.syncChanges(),
+    };
+    const listing = listingWith({ id: "77004", price: 5_000, item: { market_hash_name: item } });
+
+    const result = await queueListingAlerts(deps, [listing], { readAt: Date.now(), taken: new Set() });
+    expect(acted.map((hits) => hits.map((h) => [h.ruleId, h.listing.id, h.mode]))).toEqual([
+      [[ruleId, "77004", "shadow"]],
+    ]);
+    expect(result).toMatchObject({ queued: 0, armed: 1 });
+    expect(await db.prisma.alertLog.count({ where: { subjectId: "77004" } })).toBe(0);
   });
 });

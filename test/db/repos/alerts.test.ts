@@ -12,6 +12,8 @@ import { ensureUser } from "../../../src/db/repos/users.ts";
 import type { PrismaClient } from "../../../src/generated/prisma/client.ts";
 import { createLogger } from "../../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { withTransaction } from "../../../src/db/types.ts";
+import { writeAlertsFlushedLater } from "../../../src/alerts/delivery/store.ts";
 
 let db: TestDatabase;
 let second: { prisma: PrismaClient; close(): Promise<void> };
@@ -155,5 +157,40 @@ describe("alerts repository", () => {
     expect(r.inserted).toBe(true);
     const log = await db.prisma.alertLog.findUnique({ where: { dedupeKey: `trade:${user.id}:42:accepted` } });
     expect(log).toMatchObject({ ruleId: null, kind: "trade" });
+  });
+
+  it("GIVEN alerts written with their commit's flush left to the next flushed commit WHEN the statement runs THEN they are written, and the relaxed commit is that statement's alone: the connection's next statement commits flushed as before", async () => {
+    const { user, rule } = await userWithRule();
+    const { prisma, pool } = createPrismaClient(db.url, createLogger({ level: "silent" }), 1);
+    try {
+      const setting = async () =>
+        ((await prisma.$queryRaw<{ synchronous_commit: string }[]>`SHOW synchronous_commit`)[0] ?? {})
+          .synchronous_commit;
+      // Test clusters may run with synchronous_commit off: the session asks for flushed commits.
+      await prisma.$executeRaw`SET synchronous_commit = on`;
+      const written = await insertAlertsWithOutbox(prisma, [alertFor(user.id, rule.id, "5102")], {
+        flushLater: true,
+      });
+      expect(written).toHaveLength(1);
+      // One connection in the pool: the same session that ran the statement answers.
+      expect(await setting()).toBe("on");
+      expect(await alertExists(prisma, listingDedupeKey(rule.id, "5102", "1000"))).toBe(true);
+    } finally {
+      await prisma.$disconnect();
+      await pool.end();
+    }
+  });
+
+  it("GIVEN a transaction WHEN listing alerts are written flushed later inside it THEN it is refused: the whole transaction's commit would be relaxed", async () => {
+    const { user, rule } = await userWithRule();
+    await expect(withTransaction(db.prisma, (tx) => writeAlertsFlushedLater(tx, []))).rejects.toThrow(
+      /inside a transaction/,
+    );
+    await expect(
+      withTransaction(db.prisma, (tx) =>
+        insertAlertsWithOutbox(tx, [alertFor(user.id, rule.id, "5103")], { flushLater: true }),
+      ),
+    ).rejects.toThrow(/inside a transaction/);
+    expect(await alertExists(db.prisma, listingDedupeKey(rule.id, "5103", "1000"))).toBe(false);
   });
 });

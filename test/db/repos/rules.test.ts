@@ -5,12 +5,11 @@ import {
   getRule,
   getRuleByName,
   listRules,
-  loadAllEnabledRules,
   removeRule,
   setRuleEnabled,
   updateRule,
-  type EnabledRule,
 } from "../../../src/db/repos/rules.ts";
+import { loadAllEnabledRules, type EnabledRule } from "../../../src/db/repos/matching.ts";
 import { armRule } from "../../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";

@@ -15,8 +15,8 @@ import {
   trackBuyOrder,
   untrackBuyOrder,
 } from "../../../src/db/repos/buyOrders.ts";
-import { getCommandHash, setCommandHash } from "../../../src/db/repos/commandRegistration.ts";
-import { advanceHighWaterMark, getPollerState, setPollerState } from "../../../src/db/repos/pollerState.ts";
+import { getCommandHash, setCommandHash } from "../../../src/db/repos/state.ts";
+import { advanceHighWaterMark, getPollerState, setPollerState } from "../../../src/db/repos/state.ts";
 import {
   claimTradeReminder,
   closeTrade,

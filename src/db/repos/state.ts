@@ -1,4 +1,6 @@
-// Pollers' progress: the newest listing seen (a high-water mark, or only the time a feed started) and any extra state as JSON.
+// What the bot keeps of its own progress: each poller's high-water mark (the newest listing seen, or
+// only the time a feed started) with any extra state as JSON, and the hash of the slash commands
+// last registered per scope, to skip needless re-registration.
 import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
@@ -115,4 +117,20 @@ export async function saveHighWaterMark(
         OR (EXCLUDED.high_water_created_at, lpad(EXCLUDED.high_water_mark, 40, '0'))
            >= (poller_state.high_water_created_at, lpad(poller_state.high_water_mark, 40, '0'))`;
   return changed === 1;
+}
+
+// Command registration.
+
+/** `scope` is "global" or "guild:<id>". */
+export async function getCommandHash(db: Db, scope: string): Promise<string | null> {
+  const row = await db.commandRegistration.findUnique({ where: { scope } });
+  return row?.hash ?? null;
+}
+
+export async function setCommandHash(db: Db, scope: string, hash: string): Promise<void> {
+  await db.commandRegistration.upsert({
+    where: { scope },
+    create: { scope, hash },
+    update: { hash, registeredAt: new Date() },
+  });
 }
