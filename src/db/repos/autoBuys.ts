@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { Prisma, type AutoBuy } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
-import { centsFromDb, centsToDb, nullableCentsFromDb } from "../types.ts";
+import { centsFromDb, centsToDb, commitFlushedLater, nullableCentsFromDb } from "../types.ts";
 
 export type ArmMode = "shadow" | "live";
 export type AutoBuyOutcome =
@@ -143,11 +143,15 @@ const ClaimRow = z.object({
  * second replica nor a re-read can act twice, and max_buys holds under any concurrency.
  */
 export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  // The claim's commit does not wait for its flush (ADR 037): nothing leaves the process before
+  // a flushed commit that follows it (the spend reservation before a buy, the outcome's record
+  // before its DM), and a crash before that takes the claim back with everything after it.
   const rows = await db.$queryRaw<unknown[]>`
     WITH owner AS (
       -- An owner deleted meanwhile (/account delete) claims nothing; the lock waits for a delete
       -- in progress rather than failing on the foreign key.
-      SELECT id FROM users WHERE id = ${c.userId}::int FOR KEY SHARE
+      SELECT users.id FROM users CROSS JOIN ${commitFlushedLater(db)} AS flush_later
+       WHERE users.id = ${c.userId}::int FOR KEY SHARE OF users
     ), ins AS (
       INSERT INTO auto_buys (user_id, rule_id, listing_id, mode, item_name, price_cents,
                              reference_cents, exit_cents, seen_at)
