@@ -5,7 +5,7 @@ import type { z } from "zod";
 import { headerValue } from "./contract/resetUnit.ts";
 import { ITEM_FILTERS } from "./contract/rules.ts";
 import { createContractWatch } from "./contract/watch.ts";
-import { checked, decodeStrict } from "./errorMapping.ts";
+import { checked, decodeStrict, jsonBodyOf } from "./errorMapping.ts";
 import type { RawResponse } from "./errorMapping.ts";
 import { LruCache } from "./lruCache.ts";
 import * as paging from "./pagination.ts";
@@ -81,8 +81,10 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     schema: S,
     sample: { broad?: boolean } = {},
   ): z.output<S> {
-    watch.answer(route, res, sample);
-    const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema));
+    // Parsed once: the contract watch and the schema read the same value.
+    const body = jsonBodyOf(res);
+    watch.answer(route, res, body, sample);
+    const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema, body));
     if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
     watch.dropped(route, dropped);
     return value;

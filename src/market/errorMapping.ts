@@ -30,18 +30,26 @@ export function checked<S extends z.ZodType>(route: RouteName, schema: S, value:
   });
 }
 
+/** The answer's body as JSON, or undefined when it is not JSON (no JSON text parses to undefined). */
+export function jsonBodyOf(res: RawResponse): unknown {
+  try {
+    return JSON.parse(res.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `body`: the answer already parsed with jsonBodyOf, when the caller has it (one parse per answer). */
 export function decodeStrict<S extends z.ZodType>(
   route: RouteName,
   res: RawResponse,
   schema: S,
+  body: unknown = jsonBodyOf(res),
 ): z.output<S> {
   const endpoint = endpointOf(route);
   // A write that answered 2xx was applied even if we cannot read the answer.
   const mayHaveSucceeded = !ROUTES[route].idempotent;
-  let body: unknown;
-  try {
-    body = JSON.parse(res.text);
-  } catch {
+  if (body === undefined) {
     throw new MarketError({
       kind: "invalid_response",
       endpoint,

@@ -19,10 +19,11 @@ export interface ContractWatch {
   /** The transport's hook, wrapped: statuses feed the watch (a route gone shows as 404) first. */
   readonly metrics: MarketMetrics;
   /**
-   * Compares one answer with the route's contract: a second JSON.parse of a body already in
-   * memory, a small price for hearing about a renamed field the day it happens.
+   * Compares one answer with the route's contract: a walk over the body the client parsed
+   * (`body`, undefined when it is not JSON), a small price for hearing about a renamed field the
+   * day it happens.
    */
-  answer(route: RouteName, res: RawResponse, sample: { broad?: boolean }): void;
+  answer(route: RouteName, res: RawResponse, body: unknown, sample: { broad?: boolean }): void;
   /** The elements a tolerant list left out of that answer (none ends an unreadable drift). */
   dropped(route: RouteName, dropped: readonly DroppedElement[]): void;
   /** Throws contract_drift, before anything is sent, while an amount this action spends from may have changed meaning. */
@@ -39,7 +40,7 @@ export function createContractWatch(logger: Logger, metrics: MarketMetrics | und
         metrics?.onCall(event);
       },
     },
-    answer(route, res, sample) {
+    answer(route, res, body, sample) {
       const endpoint = endpointOf(route);
       const unit = inferResetUnit(headerValue(res.headers["x-ratelimit-reset"]));
       drift.observeHeader(
@@ -50,7 +51,6 @@ export function createContractWatch(logger: Logger, metrics: MarketMetrics | und
       );
       const contract = contractOf(route);
       if (contract === undefined) return;
-      const body = parseJson(res.text);
       if (body !== undefined) drift.observe(endpoint, inspectBody(contract, body, sample));
     },
     dropped(route, dropped) {
@@ -70,12 +70,4 @@ export function createContractWatch(logger: Logger, metrics: MarketMetrics | und
       });
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
