@@ -35,17 +35,27 @@ export function createLoop(
   delayMs: (passMs: number) => number,
 ): Loop {
   let timer: NodeJS.Timeout | undefined;
+  /** A pass due at once (a kick): the next turn of the event loop, not a timer's 1 ms minimum. */
+  let immediate: NodeJS.Immediate | undefined;
   let running: Promise<void> | undefined;
   let active = false;
   let kicked = false;
 
+  const cancel = () => {
+    if (timer) clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+    timer = undefined;
+    immediate = undefined;
+  };
   const schedule = (ms: number) => {
     if (!active) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, Math.max(0, ms));
+    cancel();
+    if (ms <= 0) immediate = setImmediate(run);
+    else timer = setTimeout(run, ms);
   };
   function run(): void {
     timer = undefined;
+    immediate = undefined;
     if (!active || running) return;
     kicked = false;
     const startedAt = Date.now();
@@ -64,8 +74,7 @@ export function createLoop(
     },
     async stop() {
       active = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      cancel();
       await running;
     },
     kick() {
