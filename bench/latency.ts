@@ -26,6 +26,7 @@ import {
   shuffle,
   type StoredRule,
 } from "./lib/population.ts";
+import { pollClock, sleepUntil, stratifiedPhases } from "./lib/arrivals.ts";
 import { startBenchWorld } from "./lib/world.ts";
 
 export interface LatencyOptions {
@@ -49,7 +50,8 @@ export interface LatencyResult {
   /** The sandbox's GET /listings budget for the feed: exactly what polling every interval needs. */
   feedBudget: { limit: number; windowMs: number };
   /** Feed cycles the app ran while listings arrived, and their mean spacing. */
-  feed: { cycles: number; meanPeriodMs: number; pagesPerCycle: number };
+  /** measuredPeriodMs: the poll period the last arrival phases were spread over, from the polls themselves. */
+  feed: { cycles: number; meanPeriodMs: number; measuredPeriodMs: number; pagesPerCycle: number };
   dms: { expected: number; received: number; missing: number; unexpected: number; failedRequests: number };
   /** Listings with fewer DMs than rules they match (at most 10): which rules alerted, for diagnosis. */
   shortListings: { listingId: string; expectedRules: number[]; alertedRules: number[]; dms: number }[];
@@ -57,6 +59,8 @@ export interface LatencyResult {
   perDm: Distribution;
   /** Listing created -> the first DM about it. */
   perListingFirst: Distribution;
+  /** How much later than planned the matching listings were created (a busy event loop), ms. */
+  placedLate: Distribution;
   /** Listing created -> its alert and outbox rows committed (feed + match + write). */
   detection: Distribution;
   /** Outbox row committed -> DM request at Discord (delivery wake-up + send). */
@@ -161,22 +165,38 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
       names.add(t.market_hash_name as string);
       noise += 1;
     }
-    // Arrival times: uniform over the duration, so listings land anywhere within a poll interval,
-    // and stratified: the matching listings (and, apart, the others) one at a random time in each
-    // of equal slices of the run. Each time is still uniform, but the phases against the polls are
-    // spread more evenly, so the p50 moves less between runs: the median poll wait over a run's
-    // DMs has a spread (one standard deviation) of ~32 ms with independent times, ~21 ms
-    // stratified, the first enough on its own to move the p50 across the target.
-    const arrivals = [true, false].flatMap((matching) => {
-      const group = shuffle(
-        templates.filter((t) => t.matching === matching),
-        rnd,
-      );
-      return group.map((t, i) => ({ t, at: ((i + rnd()) * opts.durationMs) / group.length }));
-    });
-    arrivals.sort((a, b) => a.at - b.at);
-    templates.splice(0, templates.length, ...arrivals.map((a) => a.t));
-    const offsets = arrivals.map((a) => a.at);
+    // Arrival times. The poll wait of a DM depends on its listing's phase against the feed's
+    // polls, and with independent arrival times the median poll wait of a quick run (60 listings)
+    // spreads by 35-40 ms from run to run (one standard deviation, simulated over poll phases),
+    // ~21 ms in a full run even stratified by time: enough on its own to move the p50 across its
+    // target. So each matching listing is placed at a phase after one of the feed's polls, as the
+    // sandbox answers them: the phases are spread evenly over the poll period, weighted by the
+    // DMs each listing brings (stratifiedPhases), each uniformly random within its span, and the
+    // listings are dealt to the run's periods in random order. Each arrival is still uniform
+    // against the polls; together they cover the period evenly, and the spread of the median
+    // poll wait falls to ~9 ms. The period is measured from the polls themselves (the feed paces
+    // itself from the rate limit's headers, a few ms off POLL_INTERVAL_MS). A listing created
+    // later than planned (a busy event loop) is timed from its actual creation. The other
+    // listings arrive one at a random time in each of equal slices of the run.
+    const matchingTemplates = shuffle(
+      templates.filter((t) => t.matching),
+      rnd,
+    );
+    const phases = stratifiedPhases(
+      matchingTemplates.map((t) => Math.max(1, dmsOf(previewListing(t.template)))),
+    );
+    const periods = Math.max(1, Math.round(opts.durationMs / opts.intervalMs));
+    const byPeriod: number[][] = Array.from({ length: periods }, () => []);
+    shuffle(
+      matchingTemplates.map((_, i) => i),
+      rnd,
+    ).forEach((i, k) => byPeriod[Math.floor((k * periods) / matchingTemplates.length)]?.push(i));
+    for (const group of byPeriod) group.sort((x, y) => (phases[x] as number) - (phases[y] as number));
+    const others = shuffle(
+      templates.filter((t) => !t.matching),
+      rnd,
+    );
+    const otherOffsets = others.map((_, i) => ((i + rnd()) * opts.durationMs) / others.length);
 
     const dms = new Map<string, number[]>();
     const dmRequests: { listingId: string; channelId: string; at: number }[] = [];
@@ -208,16 +228,40 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     const cpuBefore = process.cpuUsage();
     const start = Date.now();
     progress(
-      `latency @${opts.intervalMs} ms: ${templates.length} listings at random times over ${opts.durationMs / 1000} s`,
+      `latency @${opts.intervalMs} ms: ${templates.length} listings over ${opts.durationMs / 1000} s, ` +
+        `${matchingTemplates.length} of them at stratified phases after the feed's polls`,
     );
-    for (let i = 0; i < templates.length; i++) {
-      const wait = start + (offsets[i] as number) - Date.now();
-      if (wait > 0) await sleep(wait);
-      const json = world.sandbox.control.createListing(
-        (templates[i] as { template: ListingTemplate }).template,
-      );
+    const create = (template: ListingTemplate) => {
+      const json = world.sandbox.control.createListing(template);
       const listing = Listing.parse(json);
       created.set(listing.id, { at: Date.parse(json.created_at), listing });
+    };
+    const polls = pollClock(world.sandbox.control);
+    /** How much later than planned each placed listing was created (a busy event loop). */
+    const late: number[] = [];
+    let periodMs = opts.intervalMs;
+    const placed = async () => {
+      for (const group of byPeriod) {
+        const polled = await polls.next();
+        periodMs = polls.periodMs(opts.intervalMs);
+        for (const i of group) {
+          const planned = polled + (phases[i] as number) * periodMs;
+          await sleepUntil(planned);
+          late.push(Date.now() - planned);
+          create((matchingTemplates[i] as (typeof templates)[number]).template);
+        }
+      }
+    };
+    const spread = async () => {
+      for (let i = 0; i < others.length; i++) {
+        await sleepUntil(start + (otherOffsets[i] as number));
+        create((others[i] as (typeof templates)[number]).template);
+      }
+    };
+    try {
+      await Promise.all([placed(), spread()]);
+    } finally {
+      polls.stop();
     }
     const arrivalWallMs = Date.now() - start;
     const cpu = process.cpuUsage(cpuBefore);
@@ -294,12 +338,14 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
       feed: {
         cycles,
         meanPeriodMs: round(arrivalWallMs / Math.max(1, cycles)),
+        measuredPeriodMs: round(periodMs, 1),
         pagesPerCycle: round(pages / Math.max(1, cycles), 2),
       },
       dms: { expected, received: dmRequests.length, missing, unexpected, failedRequests },
       shortListings: await explainShort(world.db, short),
       perDm: distribution(perDm),
       perListingFirst: distribution(firsts),
+      placedLate: distribution(late),
       detection: distribution(detection),
       delivery: distribution(delivery),
       cpuCoresUsed: round((cpu.user + cpu.system) / 1000 / arrivalWallMs, 2),

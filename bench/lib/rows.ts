@@ -25,9 +25,11 @@ function latencyRows(r: ScenarioRecord<LatencyResult[]>): TableRow[] {
   const rows: TableRow[] = [];
   for (const l of r.result) {
     const setup =
-      `${int(l.users)} users, ${int(l.rules)} rules (bulk-loaded), ${l.listings.matching} matching + ` +
-      `${l.listings.noise} other listings at random times over ${s1(l.listings.durationMs)}, ` +
-      `POLL_INTERVAL_MS ${l.intervalMs} (polls every ${Math.round(l.feed.meanPeriodMs)} ms), ` +
+      `${int(l.users)} users, ${int(l.rules)} rules (bulk-loaded), ${l.listings.matching} matching ` +
+      `listings at phases spread over the poll period (created p50 ${ms(l.placedLate.p50)}, at most ` +
+      `${ms(l.placedLate.max)} after the planned phase) + ${l.listings.noise} other listings at random ` +
+      `times, over ${s1(l.listings.durationMs)}, POLL_INTERVAL_MS ${l.intervalMs} (polls every ` +
+      `${Math.round(l.feed.measuredPeriodMs)} ms), ` +
       `${int(l.dms.received)}/${int(l.dms.expected)} DMs; ${r.database}; ${machineText(r)}`;
     const p50Target = l.intervalMs / 2 + 50;
     const p99Target = l.intervalMs + 150;

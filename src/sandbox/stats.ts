@@ -10,11 +10,22 @@ export interface Stats {
   routes: Record<string, RouteStats>;
 }
 
+/** Told of each answered request as it is answered: its method and route template, and status. */
+export type AnswerListener = (route: string, status: number) => void;
+
 export class StatsBook {
   private total = 0;
   private routes = new Map<string, RouteStats>();
+  private readonly listeners = new Set<AnswerListener>();
+
+  /** Returns the call that stops the listener. */
+  onAnswer(listener: AnswerListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   record(route: string, status: number): void {
+    for (const listener of this.listeners) listener(route, status);
     this.total += 1;
     let r = this.routes.get(route);
     if (!r) {

@@ -192,3 +192,20 @@ describe("control surface over HTTP", () => {
     expect(t.sb.control.balance(created.platformId).balance).toBe(100);
   });
 });
+
+describe("answered-request listener", () => {
+  const t = useSandbox({ rateLimit: false });
+
+  it("GIVEN a listener on answered requests WHEN requests are answered THEN it hears each one's route template and status as it is answered, AND nothing once stopped", async () => {
+    const heard: [string, number][] = [];
+    const stop = t.sb.control.onAnswer((route, status) => heard.push([route, status]));
+    await t.api("GET", "/listings?limit=1");
+    await t.api("GET", "/listings/1/bids");
+    stop();
+    await t.api("GET", "/listings?limit=1");
+    expect(heard).toEqual([
+      ["GET /listings", 200],
+      ["GET /listings/{listing_id}/bids", 404],
+    ]);
+  });
+});

@@ -14,7 +14,7 @@ import { userControl, type UserControl } from "./users.ts";
 import { iso } from "../render/index.ts";
 import type { World } from "../seed.ts";
 import type { Store } from "../state/index.ts";
-import type { Stats } from "../stats.ts";
+import type { AnswerListener, Stats } from "../stats.ts";
 
 export { ListingTemplate } from "./listings.ts";
 export type { InventoryAsset, UserInfo } from "./users.ts";
@@ -32,13 +32,18 @@ export interface SandboxControl extends ListingControl, BuyOrderControl, TradeCo
   clearDrift(): void;
   stats(): Stats;
   resetStats(): void;
+  /**
+   * Tells `listener` of every request as it is answered (method and route template, status), in
+   * this process: the benches time arrivals against the feed's polls. Returns the call that stops it.
+   */
+  onAnswer(listener: AnswerListener): () => void;
 }
 
 export function createControl(
   store: Store,
   world: World,
   faults: FaultBook,
-  stats: { snapshot(): Stats; reset(): void },
+  stats: { snapshot(): Stats; reset(): void; onAnswer(listener: AnswerListener): () => void },
   drift: DriftBook,
 ): SandboxControl {
   return {
@@ -61,6 +66,7 @@ export function createControl(
     clearDrift: () => drift.clear(),
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
+    onAnswer: (listener) => stats.onAnswer(listener),
   };
 }
 
