@@ -1,11 +1,11 @@
 // The delivery queue: workers claim due rows under a lease (FOR UPDATE SKIP LOCKED), so several
 // processes share the work, nothing is sent twice while a lease holds, and a crashed worker's
 // rows come back when its lease expires.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
-import { idFromDb } from "../types.ts";
+import { commitFlushedLater, idFromDb } from "../types.ts";
 import type { Destination } from "./users.ts";
 
 export type OutboxStatus = "pending" | "sending" | "sent" | "failed" | "held";
@@ -13,6 +13,8 @@ export type OutboxStatus = "pending" | "sending" | "sent" | "failed" | "held";
 export interface ClaimedMessage {
   id: number;
   alertId: number | null;
+  /** The alert's dedupe key (rows for an alert): what the Discord nonce is made from. */
+  dedupeKey: string | null;
   userId: number;
   discordUserId: string;
   /** The bot's DM channel with the user, when one is kept (users.dm_channel_id). */
@@ -42,6 +44,7 @@ export interface Recipient {
 const ClaimedRow = z.object({
   id: z.bigint(),
   alert_id: z.bigint().nullable(),
+  dedupe_key: z.string().nullable(),
   user_id: z.number().int(),
   discord_user_id: z.string(),
   dm_channel_id: z.string().nullable(),
@@ -72,6 +75,9 @@ export async function claimDue(
 ): Promise<ClaimedMessage[]> {
   // Two branches, not one OR: an OR of two statuses cannot be read from one index in order.
   // Rows a branch locks but the final LIMIT leaves out are unlocked when the statement ends.
+  // The claim's commit does not wait for its flush (ADR 037): a crash that takes it back
+  // returns the rows to be sent again, with the same nonce (outboxNonce), which a lease running
+  // out after a send does already.
   const rows = await db.$queryRaw<unknown[]>`
     WITH pending_due AS (
       SELECT id, priority, next_attempt_at FROM outbox
@@ -97,9 +103,10 @@ export async function claimDue(
            locked_by = ${opts.workerId},
            locked_until = now() + ${opts.leaseMs}::int * interval '1 millisecond',
            attempts = o.attempts + 1
-      FROM due, users u
+      FROM due, users u, ${commitFlushedLater(db)} AS flush_later
      WHERE o.id = due.id AND u.id = o.user_id
-    RETURNING o.id, o.alert_id, o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
+    RETURNING o.id, o.alert_id, (SELECT a.dedupe_key FROM alert_log a WHERE a.id = o.alert_id) AS dedupe_key,
+              o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
               o.destination::text AS destination,
               o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at,
               u.quiet_hours_start, u.quiet_hours_end, u.timezone, u.dm_closed_at, u.default_channel_id`;
@@ -110,6 +117,7 @@ export async function claimDue(
         return {
           id: idFromDb(row.id),
           alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
+          dedupeKey: row.dedupe_key,
           userId: row.user_id,
           discordUserId: row.discord_user_id,
           dmChannelId: row.dm_channel_id,
@@ -165,16 +173,23 @@ export async function installTag(db: Db): Promise<string> {
 
 const INSTALL_KEY = "install";
 
-/** The Discord nonce of one send: at most 25 characters, the same for every retry of the row. */
+/**
+ * The Discord nonce of one send: at most 25 characters, the same for every retry of the row.
+ * A row for an alert takes it from the alert's dedupe key, so a row written again for the same
+ * alert (after a crash took the first back, ADR 037) carries the same nonce and Discord keeps
+ * one message; other rows take it from their id and creation time.
+ */
 export function outboxNonce(
   tag: string,
-  row: { id: number; createdAt: Date },
+  row: { id: number; createdAt: Date; dedupeKey?: string | null | undefined },
   target: "dm" | "channel",
 ): string {
-  return `${tag}${row.id.toString(36)}.${row.createdAt.getTime().toString(36)}${target === "channel" ? "c" : "d"}`.slice(
-    0,
-    25,
-  );
+  const end = target === "channel" ? "c" : "d";
+  if (row.dedupeKey != null) {
+    const digest = createHash("sha256").update(row.dedupeKey).digest("base64url");
+    return `${`${tag}${digest}`.slice(0, 24)}${end}`;
+  }
+  return `${tag}${row.id.toString(36)}.${row.createdAt.getTime().toString(36)}${end}`.slice(0, 25);
 }
 
 /** Records delivery. False if this worker no longer holds the row (its lease expired and moved on). */

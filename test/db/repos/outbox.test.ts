@@ -218,4 +218,36 @@ describe("outbox repository", () => {
       outboxNonce(tag, { id: Number.MAX_SAFE_INTEGER, createdAt: new Date(8.64e15) }, "dm").length,
     ).toBeLessThanOrEqual(25);
   });
+
+  it("GIVEN an alert's row written again under another id (a crash took the first back) WHEN nonces are made THEN both rows carry the same nonce, another alert's differs, and each fits Discord's 25 characters", async () => {
+    const tag = await installTag(db.prisma);
+    const key = "listing:u42:9001:";
+    const first = outboxNonce(
+      tag,
+      { id: 10, createdAt: new Date("2026-11-01T10:00:00.000Z"), dedupeKey: key },
+      "dm",
+    );
+    const rewritten = outboxNonce(
+      tag,
+      { id: 11, createdAt: new Date("2026-11-01T10:00:01.000Z"), dedupeKey: key },
+      "dm",
+    );
+    expect(rewritten).toBe(first);
+    expect(first.startsWith(tag)).toBe(true);
+    expect(first).toHaveLength(25);
+    expect(
+      outboxNonce(
+        tag,
+        { id: 10, createdAt: new Date("2026-11-01T10:00:00.000Z"), dedupeKey: `${key}x` },
+        "dm",
+      ),
+    ).not.toBe(first);
+    expect(
+      outboxNonce(
+        tag,
+        { id: 10, createdAt: new Date("2026-11-01T10:00:00.000Z"), dedupeKey: key },
+        "channel",
+      ),
+    ).not.toBe(first);
+  });
 });
