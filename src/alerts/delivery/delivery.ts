@@ -4,8 +4,6 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "../../log.ts";
 import {
   claimDue,
-  installTag,
-  outboxNonce,
   renewLease,
   markFailed,
   markSent,
@@ -14,6 +12,8 @@ import {
   type Recipient,
   type RetryPolicy,
 } from "../../db/repos/outbox.ts";
+import { installTag } from "../../db/repos/state.ts";
+import { outboxNonce } from "./nonce.ts";
 import { clearDmClosed, markDmClosed, rememberDmChannel } from "../../db/repos/users.ts";
 import { OutboxPayload } from "./payload.ts";
 import { quietHoursOf, quietState } from "./quietHours.ts";

@@ -1,7 +1,6 @@
 // The delivery queue: workers claim due rows under a lease (FOR UPDATE SKIP LOCKED), so several
 // processes share the work, nothing is sent twice while a lease holds, and a crashed worker's
 // rows come back when its lease expires.
-import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
@@ -153,43 +152,6 @@ export async function renewLease(db: Db, id: number, workerId: string, leaseMs: 
     UPDATE outbox SET locked_until = now() + ${leaseMs}::int * interval '1 millisecond'
      WHERE id = ${id} AND status = 'sending' AND locked_by = ${workerId} AND locked_until > now()`;
   return count === 1;
-}
-
-/**
- * A random tag for this installation, made once and kept with the data: part of every Discord
- * nonce, with the row's id and creation time, so rows of a restored or another database (whose
- * ids start over) never reuse a nonce Discord still remembers.
- */
-export async function installTag(db: Db): Promise<string> {
-  const tag = randomBytes(4).readUInt32BE(0).toString(36).padStart(7, "0").slice(0, 5);
-  await db.pollerState.upsert({
-    where: { key: INSTALL_KEY },
-    create: { key: INSTALL_KEY, highWaterMark: tag },
-    update: {},
-  });
-  const row = await db.pollerState.findUniqueOrThrow({ where: { key: INSTALL_KEY } });
-  return row.highWaterMark ?? tag;
-}
-
-const INSTALL_KEY = "install";
-
-/**
- * The Discord nonce of one send: at most 25 characters, the same for every retry of the row.
- * A row for an alert takes it from the alert's dedupe key, so a row written again for the same
- * alert (after a crash took the first back, ADR 037) carries the same nonce and Discord keeps
- * one message; other rows take it from their id and creation time.
- */
-export function outboxNonce(
-  tag: string,
-  row: { id: number; createdAt: Date; dedupeKey?: string | null | undefined },
-  target: "dm" | "channel",
-): string {
-  const end = target === "channel" ? "c" : "d";
-  if (row.dedupeKey != null) {
-    const digest = createHash("sha256").update(row.dedupeKey).digest("base64url");
-    return `${`${tag}${digest}`.slice(0, 24)}${end}`;
-  }
-  return `${tag}${row.id.toString(36)}.${row.createdAt.getTime().toString(36)}${end}`.slice(0, 25);
 }
 
 /** Records delivery. False if this worker no longer holds the row (its lease expired and moved on). */

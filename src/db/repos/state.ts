@@ -1,6 +1,7 @@
 // What the bot keeps of its own progress: each poller's high-water mark (the newest listing seen, or
 // only the time a feed started) with any extra state as JSON, and the hash of the slash commands
-// last registered per scope, to skip needless re-registration.
+// last registered per scope, to skip needless re-registration, and the installation's tag.
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
@@ -134,3 +135,22 @@ export async function setCommandHash(db: Db, scope: string, hash: string): Promi
     update: { hash, registeredAt: new Date() },
   });
 }
+
+// The installation's tag.
+/**
+ * A random tag for this installation, made once and kept with the data: part of every Discord
+ * nonce, with the row's id and creation time, so rows of a restored or another database (whose
+ * ids start over) never reuse a nonce Discord still remembers.
+ */
+export async function installTag(db: Db): Promise<string> {
+  const tag = randomBytes(4).readUInt32BE(0).toString(36).padStart(7, "0").slice(0, 5);
+  await db.pollerState.upsert({
+    where: { key: INSTALL_KEY },
+    create: { key: INSTALL_KEY, highWaterMark: tag },
+    update: {},
+  });
+  const row = await db.pollerState.findUniqueOrThrow({ where: { key: INSTALL_KEY } });
+  return row.highWaterMark ?? tag;
+}
+
+const INSTALL_KEY = "install";

@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OutboxPayload } from "../../../src/alerts/delivery/payload.ts";
 import { writeAlerts } from "../../../src/alerts/delivery/store.ts";
-import { claimDue, installTag, outboxNonce } from "../../../src/db/repos/outbox.ts";
+import { claimDue } from "../../../src/db/repos/outbox.ts";
+import { installTag } from "../../../src/db/repos/state.ts";
+import { outboxNonce } from "../../../src/alerts/delivery/nonce.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";
 

@@ -6,9 +6,7 @@ import {
   depth,
   enqueueMessage,
   holdPending,
-  installTag,
   markFailed,
-  outboxNonce,
   renewLease,
   markSent,
   pruneOutbox,
@@ -18,6 +16,8 @@ import {
   takeHeld,
   usersWithHeld,
 } from "../../../src/db/repos/outbox.ts";
+import { installTag } from "../../../src/db/repos/state.ts";
+import { outboxNonce } from "../../../src/alerts/delivery/nonce.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import type { PrismaClient } from "../../../src/generated/prisma/client.ts";
 import { createLogger } from "../../../src/log.ts";
