@@ -173,7 +173,14 @@ export function rulesUpdatedSince(db: Db, since: Date) {
   });
 }
 
+/**
+ * Every enabled rule's id, for the sync to forget deleted rules. One text value, not a row per
+ * rule: at 100,000 rules, decoding a row each blocked the event loop for tens of ms on every
+ * sync that found a change, while the purchases of armed rules waited on it.
+ */
 export async function enabledRuleIds(db: Db): Promise<number[]> {
-  const rows = await db.watchRule.findMany({ where: { enabled: true }, select: { id: true } });
-  return rows.map((r) => r.id);
+  const [row] = await db.$queryRaw<{ ids: string | null }[]>`
+    SELECT string_agg(id::text, ',') AS ids FROM watch_rules WHERE enabled`;
+  if (row?.ids == null || row.ids === "") return [];
+  return row.ids.split(",").map(Number);
 }
