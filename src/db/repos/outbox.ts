@@ -161,17 +161,15 @@ export async function markSent(
   workerId: string,
   result: { discordMessageId?: string | null } = {},
 ): Promise<boolean> {
-  const { count } = await db.outbox.updateMany({
-    where: { id, status: "sending", lockedBy: workerId },
-    data: {
-      status: "sent",
-      sentAt: new Date(),
-      discordMessageId: result.discordMessageId ?? null,
-      lockedBy: null,
-      lockedUntil: null,
-      lastError: null,
-    },
-  });
+  // Its commit does not wait for its flush (ADR 037): a crash that takes it back leaves the row
+  // claimed until its lease runs out, and the send that follows is the same message to Discord
+  // (the same nonce). A lane's next send no longer waits on a disk flush.
+  const count = await db.$executeRaw`
+    UPDATE outbox
+       SET status = 'sent', sent_at = ${new Date()}, discord_message_id = ${result.discordMessageId ?? null},
+           locked_by = NULL, locked_until = NULL, last_error = NULL
+      FROM ${commitFlushedLater(db)} AS flush_later
+     WHERE id = ${id} AND status = 'sending' AND locked_by = ${workerId}`;
   return count === 1;
 }
 
