@@ -34,25 +34,26 @@ function recordingBuyer(): { buyer: AutoBuyer; acted: ArmedHit[][] } {
   return { buyer, acted };
 }
 
+/** A rule on `item` (up to $90) saved for `userId` straight to Postgres, as another process would. */
+async function savedRule(userId: number, name: string, item: string) {
+  const created = await createRule(
+    db.prisma,
+    { userId, name, filters: { item, max_price: 9_000 } },
+    { maxRulesPerUser: 50 },
+  );
+  if (!created.ok) throw new Error("expected a rule");
+  return created.rule;
+}
+
 describe("listing alerts pass", () => {
   it("GIVEN a rule armed after the cycle's snipe pass ran WHEN the alerts pass matches the listing THEN that pass hands it to the auto-buyer once and queues no ordinary alert for it, AND a hit the snipe pass already took is not handed over again", async () => {
     const user = await ensureUser(db.prisma, "810000000000000077");
     const item = "Falcon Rifle | Armed Between Passes (Pristine)";
-    const created = await createRule(
-      db.prisma,
-      { userId: user.id, name: "between passes", filters: { item, max_price: 9_000 } },
-      { maxRulesPerUser: 50 },
-    );
-    if (!created.ok) throw new Error("expected a rule");
-    const ruleId = created.rule.id;
+    const rule = await savedRule(user.id, "between passes", item);
+    const ruleId = rule.id;
     // Another trader's ordinary rule on the same item: the pass does alert, just not for the armed one.
     const other = await ensureUser(db.prisma, "810000000000000078");
-    const plain = await createRule(
-      db.prisma,
-      { userId: other.id, name: "plain watcher", filters: { item, max_price: 9_000 } },
-      { maxRulesPerUser: 50 },
-    );
-    if (!plain.ok) throw new Error("expected a rule");
+    const plainRule = await savedRule(other.id, "plain watcher", item);
     const rules = createRuleIndex({ prisma: db.prisma, logger });
     await rules.loadAll();
     // The snipe pass ran before this: the rule was not armed then. Another process arms it, and
@@ -77,7 +78,7 @@ describe("listing alerts pass", () => {
     expect(first).toMatchObject({ matched: 2, queued: 1 });
     const alerted = async () =>
       (await db.prisma.alertLog.findMany({ where: { subjectId: "77001" } })).map((a) => a.ruleId);
-    expect(await alerted()).toEqual([plain.rule.id]);
+    expect(await alerted()).toEqual([plainRule.id]);
 
     // Had the snipe pass taken it, the alerts pass hands nothing over and alerts nothing.
     const second = await queueListingAlerts(deps, [listing], {
@@ -87,7 +88,7 @@ describe("listing alerts pass", () => {
     expect(acted).toHaveLength(1);
     // The plain rule's alert is already written (deduplicated), the armed one's is never.
     expect(second).toMatchObject({ matched: 2, queued: 0 });
-    expect(await alerted()).toEqual([plain.rule.id]);
+    expect(await alerted()).toEqual([plainRule.id]);
   });
 
   it("GIVEN a rule saved elsewhere that the index does not hold yet WHEN the alerts pass looks for changes after writing its alerts THEN the listing is matched again and alerted for that rule", async () => {
@@ -96,12 +97,7 @@ describe("listing alerts pass", () => {
     const rules = createRuleIndex({ prisma: db.prisma, logger });
     await rules.loadAll();
     // Saved by another process after the index last looked: only the pass's sync can see it.
-    const created = await createRule(
-      db.prisma,
-      { userId: user.id, name: "saved mid-cycle", filters: { item, max_price: 9_000 } },
-      { maxRulesPerUser: 50 },
-    );
-    if (!created.ok) throw new Error("expected a rule");
+    const rule = await savedRule(user.id, "saved mid-cycle", item);
     let syncs = 0;
     const deps: ListingAlertDeps = {
       prisma: db.prisma,
@@ -120,18 +116,13 @@ describe("listing alerts pass", () => {
     expect(syncs).toBe(1);
     expect(result).toMatchObject({ matched: 1, queued: 1 });
     const alerted = await db.prisma.alertLog.findMany({ where: { subjectId: "77002" } });
-    expect(alerted.map((a) => a.ruleId)).toEqual([created.rule.id]);
+    expect(alerted.map((a) => a.ruleId)).toEqual([rule.id]);
   });
 
   it("GIVEN a rule the index holds WHEN a cycle's listing matches it THEN its alert is written before the look for rules saved elsewhere begins", async () => {
     const user = await ensureUser(db.prisma, "810000000000000080");
     const item = "Falcon Rifle | Written First (Pristine)";
-    const created = await createRule(
-      db.prisma,
-      { userId: user.id, name: "written first", filters: { item, max_price: 9_000 } },
-      { maxRulesPerUser: 50 },
-    );
-    if (!created.ok) throw new Error("expected a rule");
+    const rule = await savedRule(user.id, "written first", item);
     const rules = createRuleIndex({ prisma: db.prisma, logger });
     await rules.loadAll();
     const alertedWhenLooking: number[][] = [];
@@ -153,7 +144,7 @@ describe("listing alerts pass", () => {
 
     const result = await queueListingAlerts(deps, [listing], { readAt: Date.now() });
     expect(result).toMatchObject({ matched: 1, queued: 1 });
-    expect(alertedWhenLooking).toEqual([[created.rule.id]]);
+    expect(alertedWhenLooking).toEqual([[rule.id]]);
     // Delivery was told before the look, once.
     expect(queuedCalls).toBe(1);
   });
@@ -161,13 +152,8 @@ describe("listing alerts pass", () => {
   it("GIVEN a rule armed in another process that the index still holds as an ordinary rule WHEN a listing matches it THEN no ordinary alert goes out for it AND once the look for changes brings the arming, the auto-buyer acts on it", async () => {
     const user = await ensureUser(db.prisma, "810000000000000081");
     const item = "Falcon Rifle | Armed Elsewhere (Pristine)";
-    const created = await createRule(
-      db.prisma,
-      { userId: user.id, name: "armed elsewhere", filters: { item, max_price: 9_000 } },
-      { maxRulesPerUser: 50 },
-    );
-    if (!created.ok) throw new Error("expected a rule");
-    const ruleId = created.rule.id;
+    const rule = await savedRule(user.id, "armed elsewhere", item);
+    const ruleId = rule.id;
     const rules = createRuleIndex({ prisma: db.prisma, logger });
     await rules.loadAll();
     // Armed by another process: stored, but not in this index until its next sync.
