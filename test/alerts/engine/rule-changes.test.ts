@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
 import type { AlertEngine } from "../../../src/alerts/engine/engine.ts";
 import { addRule } from "../../../src/alerts/rules/rules.ts";
-import { textOf, type InteractionHandle, type StoredMessage } from "../../support/discord.ts";
+import { textOf, userAnswer, type InteractionHandle, type StoredMessage } from "../../support/discord.ts";
 import { alertEngineOf, startBot, type Bot, type BotUser } from "../../support/harness.ts";
 import { uniqueItemName, waitUntil } from "./world.ts";
 
@@ -44,17 +44,8 @@ function withoutSync(): MockInstance<() => Promise<boolean>> {
   return sync;
 }
 
-/** What the user reads once the interaction is answered (reply, edited deferral or follow-up). */
-function answer(h: InteractionHandle): Promise<StoredMessage> {
-  return h.waitFor((s) => {
-    const first = s.responses[0];
-    if (!first) return undefined;
-    const last = s.followUps.at(-1);
-    if (last) return last;
-    if (!s.original || s.original.loading) return undefined;
-    return s.original;
-  }, 10_000);
-}
+/** What the user reads once the interaction is answered (the support helper, with this file's wait). */
+const answer = (h: InteractionHandle): Promise<StoredMessage> => userAnswer(h, 10_000);
 
 const indexed = (ruleId: number) => [...engine.ruleIndex.index.ids()].includes(String(ruleId));
 const ruleId = async (name: string) =>

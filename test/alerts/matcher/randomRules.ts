@@ -38,6 +38,18 @@ function randomCase(g: Gen, name: string): string {
   return g.chance(0.3) ? name.toUpperCase() : g.chance(0.3) ? name.toLowerCase() : name;
 }
 
+/** Filters that bound a rule enough on their own; a random rule with none of them gets a price cap. */
+const BOUNDING_KEYS = [
+  "def_index",
+  "paint_index",
+  "paint_seeds",
+  "min_float",
+  "max_float",
+  "max_price",
+  "min_discount",
+  "stickers",
+  "keychains",
+];
 export function randomFilters(g: Gen): RuleFilters {
   const f: Record<string, unknown> = {};
   if (g.chance(0.45)) f["item"] = randomCase(g, g.pick(NAMES));
@@ -82,20 +94,7 @@ export function randomFilters(g: Gen): RuleFilters {
   if (g.chance(0.05)) f["max_float_rank"] = g.int(1, 6);
   if (g.chance(0.05)) f["min_sticker_value"] = g.pick([0, 50, 100, 300]);
   if (g.chance(0.05)) f["min_sticker_pct"] = g.pick([0, 10, 25, 50]);
-  if (
-    ![
-      "item",
-      "def_index",
-      "paint_index",
-      "paint_seeds",
-      "min_float",
-      "max_float",
-      "max_price",
-      "min_discount",
-      "stickers",
-      "keychains",
-    ].some((k) => k in f)
-  ) {
+  if (!["item", ...BOUNDING_KEYS].some((k) => k in f)) {
     f["max_price"] = g.int(10, 100) * 10;
   }
   return RuleFilters.parse(f);
@@ -120,15 +119,7 @@ export function randomItemlessFilters(g: Gen): RuleFilters {
   if (g.chance(0.08) && f["min_fade"] === undefined) f["max_fade"] = g.pick(FADES);
   if (
     ![
-      "def_index",
-      "paint_index",
-      "paint_seeds",
-      "min_float",
-      "max_float",
-      "max_price",
-      "min_discount",
-      "stickers",
-      "keychains",
+      ...BOUNDING_KEYS,
       "min_profit",
       "min_profit_pct",
       "min_exit_profit",
