@@ -27,12 +27,18 @@ export function serial<T>(fn: () => Promise<T>): () => Promise<T> {
   return () => queue(fn);
 }
 
-/** A self-rescheduling timer: one pass at a time, delay chosen after each pass (told how long it took). */
+/**
+ * A self-rescheduling timer: one pass at a time, the delay chosen after each pass. `delayMs` is
+ * told how long ago the pass was due: its own time plus however late the timer fired (a busy
+ * event loop or machine). A loop that subtracts it keeps its passes on a fixed rate instead of
+ * drifting later by each timer's lateness.
+ */
 export function createLoop(
   name: string,
   log: Logger,
   pass: () => Promise<void>,
-  delayMs: (passMs: number) => number,
+  delayMs: (sinceDueMs: number) => number,
+  clock: () => number = Date.now,
 ): Loop {
   let timer: NodeJS.Timeout | undefined;
   /** A pass due at once (a kick): the next turn of the event loop, not a timer's 1 ms minimum. */
@@ -40,6 +46,8 @@ export function createLoop(
   let running: Promise<void> | undefined;
   let active = false;
   let kicked = false;
+  /** When the scheduled pass is due (epoch ms). */
+  let dueAt = 0;
 
   const cancel = () => {
     if (timer) clearTimeout(timer);
@@ -50,6 +58,7 @@ export function createLoop(
   const schedule = (ms: number) => {
     if (!active) return;
     cancel();
+    dueAt = clock() + Math.max(0, ms);
     if (ms <= 0) immediate = setImmediate(run);
     else timer = setTimeout(run, ms);
   };
@@ -58,12 +67,15 @@ export function createLoop(
     immediate = undefined;
     if (!active || running) return;
     kicked = false;
-    const startedAt = Date.now();
-    running = pass()
+    const due = dueAt;
+    // Started from a resolved promise: `running` is set before the pass runs, so a kick from
+    // its first synchronous part is remembered, and a synchronous throw is caught like the rest.
+    running = Promise.resolve()
+      .then(pass)
       .catch((err: unknown) => log.error({ err, loop: name }, "background pass failed"))
       .finally(() => {
         running = undefined;
-        schedule(kicked ? 0 : delayMs(Date.now() - startedAt));
+        schedule(kicked ? 0 : delayMs(Math.max(0, clock() - due)));
       });
   }
   return {

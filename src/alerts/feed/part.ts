@@ -144,15 +144,16 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
       ctx.observe((m) => m.feedCycle({ ok }));
     }
   };
-  // The pace is the spacing of polls: a cycle's own time comes out of the pause, so a new listing
-  // waits at most one interval, not interval + cycle. A failed cycle's backoff runs in full.
-  const loop = createLoop("feed", log, feedPass, (passMs) => {
+  // The pace is the spacing of polls: a cycle's own time, and how late its timer fired on a busy
+  // machine, come out of the pause, so a new listing waits at most one interval, not interval +
+  // cycle + lateness. A failed cycle's backoff runs in full.
+  const loop = createLoop("feed", log, feedPass, (sinceDueMs) => {
     if (!ctx.leading()) return deps.config.POLL_INTERVAL_MS;
     const delay = feed.nextDelayMs();
     if (feed.stats().consecutiveFailures > 0) return delay;
     // A cycle slower than the pace must not turn the loop into back-to-back polling that starves
     // everything else in the process: keep at least a quarter of the pace between cycles.
-    return Math.max(Math.ceil(delay / 4), delay - passMs);
+    return Math.max(Math.ceil(delay / 4), delay - sinceDueMs);
   });
 
   return {
