@@ -74,10 +74,12 @@ export interface DeliveryResult {
   redirected: number;
   /** Held rows released into digests (or as they were, when only one was held). */
   released: number;
+  /** Of `claimed`, rows claimed by their insert and handed over (ADR 038), not by this pass. */
+  handed: number;
 }
 
 function noDeliveries(): DeliveryResult {
-  return { claimed: 0, sent: 0, retried: 0, failed: 0, held: 0, redirected: 0, released: 0 };
+  return { claimed: 0, sent: 0, retried: 0, failed: 0, held: 0, redirected: 0, released: 0, handed: 0 };
 }
 
 export interface DeliveryStats extends DeliveryResult {
@@ -85,11 +87,25 @@ export interface DeliveryStats extends DeliveryResult {
   lastRunAt: Date | undefined;
 }
 
+/** Rows an alert write claimed for this worker as it inserted them (ClaimAtInsert, ADR 038). */
+export interface HandedRows {
+  /** In claim order. */
+  rows: readonly ClaimedMessage[];
+  /** When the claim was made (local clock, taken just before the insert): how old its lease is. */
+  claimedAt: number;
+}
+
 export interface DeliveryWorker {
-  /** One pass: release finished quiet hours into digests, then claim and send due rows. */
-  runOnce(): Promise<DeliveryResult>;
+  /**
+   * One pass: release finished quiet hours into digests, then send `handed` (rows claimed at
+   * their insert) or, without them, claim due rows and send those.
+   */
+  runOnce(handed?: HandedRows): Promise<DeliveryResult>;
   stats(): DeliveryStats;
   readonly workerId: string;
+  readonly leaseMs: number;
+  /** Most rows one pass sends. */
+  readonly batchSize: number;
 }
 
 export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
@@ -281,11 +297,21 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
 
   return {
     workerId,
-    async runOnce() {
+    leaseMs,
+    batchSize,
+    async runOnce(handed) {
       const result = noDeliveries();
       await releaseFinishedQuietHours(result);
-      passStartedAt = Date.now();
-      const rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
+      let rows: readonly ClaimedMessage[];
+      if (handed !== undefined && handed.rows.length > 0) {
+        // Claimed by their insert a moment ago: their leases date from then.
+        passStartedAt = handed.claimedAt;
+        rows = handed.rows;
+        result.handed = rows.length;
+      } else {
+        passStartedAt = Date.now();
+        rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
+      }
       result.claimed = rows.length;
       if (rows.length > 0) {
         // The claim read each recipient's settings with the row: no query between claim and send.
@@ -310,7 +336,16 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
       }
       totals.runs += 1;
       totals.lastRunAt = new Date();
-      for (const k of ["claimed", "sent", "retried", "failed", "held", "redirected", "released"] as const) {
+      for (const k of [
+        "claimed",
+        "sent",
+        "retried",
+        "failed",
+        "held",
+        "redirected",
+        "released",
+        "handed",
+      ] as const) {
         totals[k] += result[k];
       }
       return result;

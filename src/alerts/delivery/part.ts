@@ -6,11 +6,34 @@ import type { AlertEngineDeps } from "../engine/engineContract.ts";
 import { createLoop, serialQueue } from "../engine/loop.ts";
 import type { PartContext } from "../engine/part.ts";
 import type { FateRecorder } from "../feed/fateRecorder.ts";
-import { createDeliveryWorker, type DeliveryResult, type DeliveryStats } from "./delivery.ts";
+import type { ClaimAtInsert } from "../../db/repos/alerts.ts";
+import type { ClaimedMessage } from "../../db/repos/outbox.ts";
+import {
+  createDeliveryWorker,
+  type DeliveryResult,
+  type DeliveryStats,
+  type HandedRows,
+} from "./delivery.ts";
 import { queueWeeklyReports } from "./weeklyReport.ts";
+
+/**
+ * How an alert write hands its rows straight to this process's delivery worker, without the
+ * worker's own claim and its round trip to Postgres (ADR 038).
+ */
+export interface DeliveryHandOver {
+  /**
+   * The claim an insert may make now, or undefined while the worker has other work (a pass
+   * running or due, rows handed over and not yet sent, a backlog): the rows then wait as pending
+   * for the worker's own claim, in its priority order (ADR 018).
+   */
+  claim(): (ClaimAtInsert & { claimedAt: number }) | undefined;
+  /** Rows an insert claimed with claim(): the next pass sends them, before it claims anything. */
+  take(rows: readonly ClaimedMessage[], claim: { claimedAt: number }): void;
+}
 
 export interface DeliveryPart {
   readonly workerId: string;
+  readonly handOver: DeliveryHandOver;
   kick(): void;
   runOnce(): Promise<DeliveryResult>;
   /** Queues the missed-deal report of the week of `at`; returns how many. */
@@ -20,8 +43,22 @@ export interface DeliveryPart {
   stop(): Promise<void>;
 }
 
+/** What delivery's part is built from: the engine's dependencies it reads. */
+export type DeliveryPartDeps = Pick<
+  AlertEngineDeps,
+  | "prisma"
+  | "sender"
+  | "logger"
+  | "metrics"
+  | "workerId"
+  | "delivery"
+  | "deliveryIntervalMs"
+  | "fees"
+  | "weeklyReportCron"
+>;
+
 export function createDeliveryPart(
-  deps: AlertEngineDeps,
+  deps: DeliveryPartDeps,
   ctx: Omit<PartContext, "kickDelivery"> & { fates: FateRecorder },
 ): DeliveryPart {
   const { log, now } = ctx;
@@ -35,16 +72,59 @@ export function createDeliveryPart(
     ...(deps.delivery?.leaseMs === undefined ? {} : { leaseMs: deps.delivery.leaseMs }),
     ...(deps.delivery?.retry === undefined ? {} : { retry: deps.delivery.retry }),
   });
+  /** Whether the loop runs (started and not stopping): only then may inserts claim for it. */
+  let active = false;
+  /** A pass is running, or is due at once (kicked): rows written now wait for its claim. */
+  let passing = false;
+  let kicked = false;
+  /** The last claim found fewer rows than a batch: nothing else was due then. */
+  let drained = false;
+  let handed: HandedRows | undefined;
+  const kick = () => {
+    kicked = true;
+    loop.kick();
+  };
   const loop = createLoop(
     "delivery",
     log,
     async () => {
-      // One batch per pass: while passes find work, go again at once, so a burst drains at
-      // Discord's pace rather than one batch per deliveryIntervalMs.
-      if ((await worker.runOnce()).claimed > 0) loop.kick();
+      passing = true;
+      kicked = false;
+      const rows = handed;
+      handed = undefined;
+      try {
+        const result = await worker.runOnce(rows);
+        if (rows === undefined) drained = result.claimed < worker.batchSize;
+        // One batch per pass: while passes find work, go again at once, so a burst drains at
+        // Discord's pace rather than one batch per deliveryIntervalMs. After handed rows, the
+        // next pass claims whatever else came due meanwhile.
+        if (result.claimed > 0) kick();
+      } finally {
+        passing = false;
+      }
     },
     () => deps.deliveryIntervalMs ?? 1_000,
   );
+  const handOver: DeliveryHandOver = {
+    claim() {
+      if (!active || passing || kicked || handed !== undefined || !drained) return undefined;
+      return {
+        workerId: worker.workerId,
+        leaseMs: worker.leaseMs,
+        limit: worker.batchSize,
+        claimedAt: Date.now(),
+      };
+    },
+    take(rows, claim) {
+      if (rows.length === 0) return;
+      // Two inserts' rows (a cycle's second pass): one batch, its lease dated from the older claim.
+      handed =
+        handed === undefined
+          ? { rows, claimedAt: claim.claimedAt }
+          : { rows: [...handed.rows, ...rows], claimedAt: Math.min(handed.claimedAt, claim.claimedAt) };
+      kick();
+    },
+  };
 
   const weeklyQueue = serialQueue();
   const weeklyReport = (at: Date = now()) =>
@@ -62,11 +142,13 @@ export function createDeliveryPart(
 
   return {
     workerId: worker.workerId,
-    kick: () => loop.kick(),
+    handOver,
+    kick,
     runOnce: () => worker.runOnce(),
     weeklyReport,
     stats: () => worker.stats(),
     start() {
+      active = true;
       loop.start();
       weeklyTask = cron.schedule(
         deps.weeklyReportCron ?? "0 9 * * 1",
@@ -78,6 +160,8 @@ export function createDeliveryPart(
       );
     },
     async stop() {
+      // Rows handed over and not sent by then are handed back with the other claims (handBackClaims).
+      active = false;
       await weeklyTask?.destroy();
       weeklyTask = undefined;
       await loop.stop();

@@ -1,9 +1,20 @@
 // Alert persistence on top of src/db/repos: alerts written with their outbox rows, and the digest
 // that ends a user's quiet hours. The pollers' and delivery's queries live in
 // src/db/repos/{pollers,delivery,alerts}.ts.
-import { insertAlertsWithOutbox, type AlertKind, type NewAlert as RepoAlert } from "../../db/repos/alerts.ts";
+import {
+  insertAlertsWithOutbox,
+  type AlertKind,
+  type ClaimAtInsert,
+  type NewAlert as RepoAlert,
+} from "../../db/repos/alerts.ts";
 import { countHeld } from "../../db/repos/delivery.ts";
-import { enqueueMessage, releaseHeld as releaseAllHeld, takeHeld } from "../../db/repos/outbox.ts";
+import {
+  enqueueMessage,
+  inClaimOrder,
+  releaseHeld as releaseAllHeld,
+  takeHeld,
+  type ClaimedMessage,
+} from "../../db/repos/outbox.ts";
 import type { Destination } from "../../db/repos/users.ts";
 import { commitFlushedLater, withTransaction, type Db, type JsonValue } from "../../db/types.ts";
 import { mergeSameListing } from "./grouping.ts";
@@ -75,13 +86,23 @@ export async function writeAlerts(
  * after it flushes these rows too (the log is written in order): the mark's save, or delivery's
  * claim before a send. A database crash before either loses the rows and the mark together, and
  * the listings are read and alerted again; no alert is both sent and lost (ADR 037).
+ * `claim`: due rows are claimed for that delivery worker as they are written and returned, in
+ * claim order, for it to send without a claim of its own (ADR 038).
  */
-export async function writeAlertsFlushedLater(prisma: Db, alerts: readonly NewAlert[]): Promise<string[]> {
+export async function writeAlertsFlushedLater(
+  prisma: Db,
+  alerts: readonly NewAlert[],
+  claim?: ClaimAtInsert,
+): Promise<{ written: string[]; claimed: ClaimedMessage[] }> {
   // Asked first, so a caller inside a transaction is refused even with nothing to write.
   commitFlushedLater(prisma);
-  if (alerts.length === 0) return [];
+  if (alerts.length === 0) return { written: [], claimed: [] };
   const rows = alerts.map(outboxRowOf);
-  return (await insertAlertsWithOutbox(prisma, rows, { flushLater: true })).map((i) => i.dedupeKey);
+  const inserted = await insertAlertsWithOutbox(prisma, rows, { flushLater: true, claim });
+  return {
+    written: inserted.map((i) => i.dedupeKey),
+    claimed: inClaimOrder(inserted.flatMap((i) => (i.claimed === undefined ? [] : [i.claimed]))),
+  };
 }
 
 /** Most items a digest lists one by one; the rest are counted. */

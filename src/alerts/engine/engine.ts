@@ -64,6 +64,7 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     noteListings: (listings) => pollers.noteListings(listings),
     noteGone: (ids) => pollers.noteGone(ids),
     observe,
+    handOver: delivery.handOver,
   });
   const retention = createRetentionPart(deps, ctx);
 

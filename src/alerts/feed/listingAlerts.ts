@@ -14,6 +14,7 @@ import { enabledRulesWithOwners } from "../../db/repos/matching.ts";
 import type { Db } from "../../db/types.ts";
 import { writeAlertsFlushedLater, type NewAlert } from "../delivery/store.ts";
 import { groupInOrder, withOtherRules } from "../delivery/grouping.ts";
+import type { DeliveryHandOver } from "../delivery/part.ts";
 
 export interface ListingAlertDeps {
   prisma: Db;
@@ -44,6 +45,12 @@ export interface ListingAlertDeps {
   onReleased?: () => void;
   /** Told as soon as alerts are written (before the look for rule changes), so delivery starts at once. */
   onQueued?: () => void;
+  /**
+   * This process's delivery worker, when it may take alerts as they are written: their rows are
+   * claimed for it by the insert and handed over, so no claim of its own stands between the
+   * feed page and Discord (ADR 038). Without it, or while it has other work, rows wait as pending.
+   */
+  handOver?: DeliveryHandOver | undefined;
   /** MARKET_SCREENSHOT_URL: alerts link the item's screenshot when set. */
   screenshotTemplate?: string | undefined;
   /**
@@ -223,9 +230,11 @@ async function alertPass(
   // Written without waiting for the commit's flush to disk: the feed's mark is saved after this
   // with a flushed commit (which flushes these rows too), so a database crash before it loses
   // the rows and the mark together and the listings are read again (ADR 037).
-  const written = await writeAlertsFlushedLater(deps.prisma, alerts);
+  const claim = alerts.length > 0 ? deps.handOver?.claim() : undefined;
+  const { written, claimed } = await writeAlertsFlushedLater(deps.prisma, alerts, claim);
+  if (claim !== undefined) deps.handOver?.take(claimed, claim);
+  if (written.length > claimed.length) deps.onQueued?.();
   if (written.length > 0) {
-    deps.onQueued?.();
     deps.logger.info(
       { matched: hits.length, confirmed: matches.length, queued: written.length },
       "listing alerts queued",

@@ -4,6 +4,7 @@
 import type { FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
 import type { AutoBuyer } from "../../snipe/autoBuyer.ts";
+import type { DeliveryHandOver } from "../delivery/part.ts";
 import type { AlertEngineDeps, AlertMetrics } from "../engine/engineContract.ts";
 import { createLoop, serialQueue } from "../engine/loop.ts";
 import type { PartContext } from "../engine/part.ts";
@@ -37,6 +38,8 @@ export interface FeedPartContext extends PartContext {
   readonly noteListings: (listings: readonly Listing[]) => void;
   readonly noteGone: (listingIds: readonly string[]) => void;
   readonly observe: (fn: (m: AlertMetrics) => void) => void;
+  /** This process's delivery worker: listing alerts are claimed for it as they are written. */
+  readonly handOver?: DeliveryHandOver | undefined;
 }
 
 export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): FeedPart {
@@ -105,6 +108,7 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
           salesRate,
           onReleased: ctx.kickDelivery,
           onQueued: ctx.kickDelivery,
+          handOver: ctx.handOver,
           screenshotTemplate: deps.config.MARKET_SCREENSHOT_URL,
         },
         listings,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { commitFlushedLater, idFromDb } from "../types.ts";
+import { claimedColumns, claimedOf, type ClaimedMessage } from "./outbox.ts";
 import type { Destination } from "./users.ts";
 
 export type AlertKind =
@@ -69,18 +70,36 @@ export function priorityOf(kind: AlertKind): number {
   }
 }
 
-export interface InsertedAlert {
-  dedupeKey: string;
-  alertId: number;
-  outboxId: number;
-}
-
 /** `listing:<ruleId>:<listingId>:<version>` */
 export function listingDedupeKey(ruleId: number, listingId: string, version: string | number): string {
   return `listing:${ruleId}:${listingId}:${version}`;
 }
 
-const InsertedRow = z.object({ dedupe_key: z.string(), alert_id: z.bigint(), outbox_id: z.bigint() });
+const InsertedRow = z.object({
+  dedupe_key: z.string(),
+  alert_id: z.bigint(),
+  outbox_id: z.bigint(),
+  claimed: z.boolean(),
+});
+
+/**
+ * The insert's own claim of its rows for one delivery worker (ADR 038): due rows, without a hold,
+ * at most `limit` of them, are written already `sending` under the worker's lease, as its claim
+ * would leave them, and come back with what the worker needs to send them.
+ */
+export interface ClaimAtInsert {
+  workerId: string;
+  leaseMs: number;
+  limit: number;
+}
+
+export interface InsertedAlert {
+  dedupeKey: string;
+  alertId: number;
+  outboxId: number;
+  /** Set when the insert claimed the row (ClaimAtInsert): the worker sends it without claiming it again. */
+  claimed?: ClaimedMessage & { dueAt: number };
+}
 
 /**
  * Inserts alerts and their outbox rows in one statement. Returns the ones that were new; a
@@ -91,15 +110,21 @@ const InsertedRow = z.object({ dedupe_key: z.string(), alert_id: z.bigint(), out
 /**
  * `flushLater`: the statement's commit does not wait for its flush (commitFlushedLater, ADR 037):
  * only for a caller whose source is read again until a later flushed commit records it.
+ * `claim`: the rows are claimed for that worker as they are written (ClaimAtInsert, ADR 038).
  */
 export async function insertAlertsWithOutbox(
   db: Db,
   alerts: readonly NewAlert[],
-  opts: { flushLater?: boolean } = {},
+  opts: { flushLater?: boolean; claim?: ClaimAtInsert | undefined } = {},
 ): Promise<InsertedAlert[]> {
   const unique = [...new Map(alerts.map((a) => [a.dedupeKey, a])).values()];
   if (unique.length === 0) return [];
   const col = <T>(f: (a: NewAlert) => T) => unique.map(f);
+  const claim = opts.claim;
+  // Due rows only (not held for quiet hours, not held back), the first `limit` of them.
+  const due = col((a) => (a.status ?? "pending") === "pending" && (a.holdMs ?? 0) <= 0);
+  let left = claim?.limit ?? 0;
+  const claims = due.map((d) => d && left-- > 0);
   // Every rule an alert stands for, as (dedupe key, rule id) pairs: a new alert counts for each.
   const matched = unique.flatMap((a) =>
     [...(a.ruleId == null ? [] : [a.ruleId]), ...(a.alsoRuleIds ?? [])].map(
@@ -120,10 +145,11 @@ export async function insertAlertsWithOutbox(
         ${col((a) => JSON.stringify(a.payload))}::jsonb[],
         ${col((a) => a.status ?? "pending")}::outbox_status[],
         ${col((a) => priorityOf(a.kind))}::smallint[],
-        ${col((a) => Math.max(0, Math.round(a.holdMs ?? 0)))}::int[]
+        ${col((a) => Math.max(0, Math.round(a.holdMs ?? 0)))}::int[],
+        ${claims}::boolean[]
       ) WITH ORDINALITY
         AS t(user_id, rule_id, kind, subject_id, version, dedupe_key, destination, channel_id, payload, status,
-             priority, hold_ms, ord)
+             priority, hold_ms, claim, ord)
       ${opts.flushLater === true ? Prisma.sql`CROSS JOIN ${commitFlushedLater(db)} AS flush_later` : Prisma.empty}
     ),
     -- Alerts of a user deleted meanwhile (/account delete) are dropped, not a foreign-key error
@@ -141,12 +167,17 @@ export async function insertAlertsWithOutbox(
     ),
     -- Ids follow the input's order: within a tier, that is the order rows are claimed in.
     queued AS (
-      INSERT INTO outbox (alert_id, user_id, destination, channel_id, payload, status, priority, next_attempt_at)
-      SELECT inserted.id, input.user_id, input.destination, input.channel_id, input.payload, input.status,
-             input.priority, now() + input.hold_ms * interval '1 millisecond'
+      INSERT INTO outbox (alert_id, user_id, destination, channel_id, payload, status, priority, next_attempt_at,
+                          locked_by, locked_until, attempts)
+      SELECT inserted.id, input.user_id, input.destination, input.channel_id, input.payload,
+             CASE WHEN input.claim THEN 'sending'::outbox_status ELSE input.status END,
+             input.priority, now() + input.hold_ms * interval '1 millisecond',
+             CASE WHEN input.claim THEN ${claim?.workerId ?? null}::text END,
+             CASE WHEN input.claim THEN now() + ${claim?.leaseMs ?? 0}::int * interval '1 millisecond' END,
+             CASE WHEN input.claim THEN 1 ELSE 0 END
       FROM inserted JOIN input USING (dedupe_key)
       ORDER BY input.ord
-      RETURNING id, alert_id
+      RETURNING *
     ),
     counted AS (
       UPDATE watch_rules w
@@ -159,11 +190,19 @@ export async function insertAlertsWithOutbox(
        WHERE w.id = c.rule_id
        RETURNING w.id
     )
-    SELECT inserted.dedupe_key, inserted.id AS alert_id, queued.id AS outbox_id
-      FROM inserted JOIN queued ON queued.alert_id = inserted.id`;
-  return rows.map((r) => {
+    SELECT inserted.dedupe_key, inserted.id AS alert_id, queued.id AS outbox_id,
+           queued.status = 'sending' AS claimed
+           ${claim === undefined ? Prisma.empty : Prisma.sql`, ${claimedColumns("queued", "u", Prisma.sql`inserted.dedupe_key`)}`}
+      FROM inserted JOIN queued ON queued.alert_id = inserted.id
+      ${claim === undefined ? Prisma.empty : Prisma.sql`JOIN users u ON u.id = queued.user_id`}`;
+  return rows.map((r): InsertedAlert => {
     const row = InsertedRow.parse(r);
-    return { dedupeKey: row.dedupe_key, alertId: idFromDb(row.alert_id), outboxId: idFromDb(row.outbox_id) };
+    const ids = {
+      dedupeKey: row.dedupe_key,
+      alertId: idFromDb(row.alert_id),
+      outboxId: idFromDb(row.outbox_id),
+    };
+    return row.claimed ? { ...ids, claimed: claimedOf(r) } : ids;
   });
 }
 

@@ -2,7 +2,7 @@
 // processes share the work, nothing is sent twice while a lease holds, and a crashed worker's
 // rows come back when its lease expires.
 import { z } from "zod";
-import type { Prisma } from "../../generated/prisma/client.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { commitFlushedLater, idFromDb } from "../types.ts";
 import type { Destination } from "./users.ts";
@@ -104,42 +104,53 @@ export async function claimDue(
            attempts = o.attempts + 1
       FROM due, users u, ${commitFlushedLater(db)} AS flush_later
      WHERE o.id = due.id AND u.id = o.user_id
-    RETURNING o.id, o.alert_id, (SELECT a.dedupe_key FROM alert_log a WHERE a.id = o.alert_id) AS dedupe_key,
-              o.user_id, u.discord_id AS discord_user_id, u.dm_channel_id,
-              o.destination::text AS destination,
-              o.channel_id, o.payload, o.attempts, o.created_at, o.priority, o.next_attempt_at,
-              u.quiet_hours_start, u.quiet_hours_end, u.timezone, u.dm_closed_at, u.default_channel_id`;
-  return (
-    rows
-      .map((r) => {
-        const row = ClaimedRow.parse(r);
-        return {
-          id: idFromDb(row.id),
-          alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
-          dedupeKey: row.dedupe_key,
-          userId: row.user_id,
-          discordUserId: row.discord_user_id,
-          dmChannelId: row.dm_channel_id,
-          destination: row.destination,
-          channelId: row.channel_id,
-          payload: row.payload,
-          attempts: row.attempts,
-          createdAt: row.created_at,
-          priority: row.priority,
-          recipient: {
-            quietHoursStart: row.quiet_hours_start,
-            quietHoursEnd: row.quiet_hours_end,
-            timezone: row.timezone,
-            dmClosedAt: row.dm_closed_at,
-            defaultChannelId: row.default_channel_id,
-          },
-          dueAt: row.next_attempt_at.getTime(),
-        };
-      })
-      // RETURNING has no order of its own: put the batch back in claim order.
-      .sort((a, b) => a.priority - b.priority || a.dueAt - b.dueAt || a.id - b.id)
-      .map(({ dueAt: _dueAt, ...row }) => row)
-  );
+    RETURNING ${claimedColumns("o", "u", Prisma.sql`(SELECT a.dedupe_key FROM alert_log a WHERE a.id = o.alert_id)`)}`;
+  return inClaimOrder(rows.map(claimedOf));
+}
+
+/** The columns a claim returns, in SQL (claimDue's RETURNING; an insert that claims, alerts.ts). */
+export function claimedColumns(outbox: string, users: string, dedupeKey: Prisma.Sql): Prisma.Sql {
+  const o = Prisma.raw(outbox);
+  const u = Prisma.raw(users);
+  return Prisma.sql`${o}.id, ${o}.alert_id, ${dedupeKey} AS dedupe_key,
+              ${o}.user_id, ${u}.discord_id AS discord_user_id, ${u}.dm_channel_id,
+              ${o}.destination::text AS destination,
+              ${o}.channel_id, ${o}.payload, ${o}.attempts, ${o}.created_at, ${o}.priority, ${o}.next_attempt_at,
+              ${u}.quiet_hours_start, ${u}.quiet_hours_end, ${u}.timezone, ${u}.dm_closed_at, ${u}.default_channel_id`;
+}
+
+/** A claimed row as the database returned it (claimedColumns), with its due time for ordering. */
+export function claimedOf(r: unknown): ClaimedMessage & { dueAt: number } {
+  const row = ClaimedRow.parse(r);
+  return {
+    id: idFromDb(row.id),
+    alertId: row.alert_id === null ? null : idFromDb(row.alert_id),
+    dedupeKey: row.dedupe_key,
+    userId: row.user_id,
+    discordUserId: row.discord_user_id,
+    dmChannelId: row.dm_channel_id,
+    destination: row.destination,
+    channelId: row.channel_id,
+    payload: row.payload,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    priority: row.priority,
+    recipient: {
+      quietHoursStart: row.quiet_hours_start,
+      quietHoursEnd: row.quiet_hours_end,
+      timezone: row.timezone,
+      dmClosedAt: row.dm_closed_at,
+      defaultChannelId: row.default_channel_id,
+    },
+    dueAt: row.next_attempt_at.getTime(),
+  };
+}
+
+/** RETURNING has no order of its own: a batch put back in claim order (ADR 018). */
+export function inClaimOrder(rows: ReadonlyArray<ClaimedMessage & { dueAt: number }>): ClaimedMessage[] {
+  return [...rows]
+    .sort((a, b) => a.priority - b.priority || a.dueAt - b.dueAt || a.id - b.id)
+    .map(({ dueAt: _dueAt, ...row }) => row);
 }
 
 /**

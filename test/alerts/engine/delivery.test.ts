@@ -148,6 +148,49 @@ describe("delivery", () => {
     for (const l of listings) expect(dmsAbout(alice, l.id)).toHaveLength(1);
   });
 
+  it("GIVEN a started engine whose delivery worker is idle WHEN the feed writes listing alerts THEN the insert claims them for that worker, which sends them without a claim of its own, each once", async () => {
+    const item = uniqueItemName("handed");
+    await w.addRule(aliceId, "handed a", { item });
+    await w.addRule(bobId, "handed b", { item });
+    const engine = w.engine({
+      config: {
+        POLL_INTERVAL_MS: 100,
+        BID_POLL_INTERVAL_MS: 60_000,
+        TRADE_POLL_INTERVAL_MS: 60_000,
+        MARKET_API_KEY: w.sandbox.operatorKey,
+      },
+      // No timed passes: what is sent here is sent by a pass the hand-over woke.
+      deliveryIntervalMs: 600_000,
+      leader: { checkIntervalMs: 100, leaseMs: 2_000 },
+      workerId: "handed",
+    });
+    await engine.start();
+    try {
+      await waitUntil(() => engine.stats().leader && engine.stats().delivery.runs > 0, 5_000, "leading");
+      const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 1_750 });
+      await waitUntil(
+        () => dmsAbout(alice, listing.id).length > 0 && dmsAbout(bob, listing.id).length > 0,
+        10_000,
+        "both DMs",
+      );
+
+      expect(engine.stats().delivery.handed).toBe(2);
+      expect(engine.stats().delivery.sent).toBe(2);
+      const rows = await w.db.prisma.outbox.findMany({
+        where: { alert: { subjectId: listing.id } },
+        select: { status: true, attempts: true },
+      });
+      expect(rows).toEqual([
+        { status: "sent", attempts: 1 },
+        { status: "sent", attempts: 1 },
+      ]);
+      expect(dmsAbout(alice, listing.id)).toHaveLength(1);
+      expect(dmsAbout(bob, listing.id)).toHaveLength(1);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   it("GIVEN quiet hours WHEN alerts arrive during them THEN they are held AND one digest is sent when they end", async () => {
     const item = uniqueItemName("quiet");
     await w.addRule(aliceId, "quiet", { item });
