@@ -63,6 +63,11 @@ export interface LatencyResult {
   placedLate: Distribution;
   /** Listing created -> its alert and outbox rows committed (feed + match + write). */
   detection: Distribution;
+  /**
+   * Detection split at the first feed page answered after the listing's creation: the wait for
+   * that poll, then page answered -> alert row written (read, decode, match, confirm, insert).
+   */
+  detectionSplit: { pollWait: Distribution; pageToRow: Distribution };
   /** Outbox row committed -> DM request at Discord (delivery wake-up + send). */
   delivery: Distribution;
   /** CPU the whole bench process (app, sandbox and Discord double) used per wall second while listings arrived. */
@@ -237,6 +242,11 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
       created.set(listing.id, { at: Date.parse(json.created_at), listing });
     };
     const polls = pollClock(world.sandbox.control);
+    /** Every feed page answered while listings arrive: splits detection into the wait and the rest. */
+    const answers: number[] = [];
+    const stopAnswers = world.sandbox.control.onAnswer((route, status) => {
+      if (route === "GET /listings" && status === 200) answers.push(Date.now());
+    });
     /** How much later than planned each placed listing was created (a busy event loop). */
     const late: number[] = [];
     let periodMs = opts.intervalMs;
@@ -309,12 +319,21 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
       const channel = world.double.dmChannelOf(u.id);
       if (channel !== undefined) userOfChannel.set(channel, u.id);
     }
+    stopAnswers();
     const rowsByKey = new Map<string, number[]>();
     const detection: number[] = [];
+    const pollWait: number[] = [];
+    const pageToRow: number[] = [];
     for (const r of rows) {
       const listing = created.get(r.subject_id);
       if (!listing) continue;
       detection.push(r.created_at.getTime() - listing.at);
+      // The first page answered after the listing was created (the one that can carry it).
+      const answeredAt = answers.find((a) => a >= listing.at);
+      if (answeredAt !== undefined && answeredAt <= r.created_at.getTime()) {
+        pollWait.push(answeredAt - listing.at);
+        pageToRow.push(r.created_at.getTime() - answeredAt);
+      }
       const key = `${r.subject_id}:${r.discord_id}`;
       rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), r.created_at.getTime()]);
     }
@@ -347,6 +366,7 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
       perListingFirst: distribution(firsts),
       placedLate: distribution(late),
       detection: distribution(detection),
+      detectionSplit: { pollWait: distribution(pollWait), pageToRow: distribution(pageToRow) },
       delivery: distribution(delivery),
       cpuCoresUsed: round((cpu.user + cpu.system) / 1000 / arrivalWallMs, 2),
       problems: world.logs.summary(),

@@ -46,8 +46,12 @@ function latencyRows(r: ScenarioRecord<LatencyResult[]>): TableRow[] {
       setup: "same run",
       target: `p99 ≤ ${ms(p99Target)}`,
       measured:
-        `${ms(l.perDm.p95)} / ${ms(l.perDm.p99)} / ${ms(l.perDm.max)}; detection p50 ${ms(l.detection.p50)}, ` +
-        `delivery p50 ${ms(l.delivery.p50)}` +
+        `${ms(l.perDm.p95)} / ${ms(l.perDm.p99)} / ${ms(l.perDm.max)}; detection p50 ${ms(l.detection.p50)}` +
+        // Older results files have no split.
+        (l.detectionSplit === undefined
+          ? ""
+          : ` (poll wait ${ms(l.detectionSplit.pollWait.p50)}, page → row ${ms(l.detectionSplit.pageToRow.p50)})`) +
+        `, delivery p50 ${ms(l.delivery.p50)}` +
         (complete ? "" : `; ${l.dms.missing} DMs missing, ${l.dms.unexpected} unexpected`),
       met: complete && l.perDm.p99 <= p99Target,
     });
