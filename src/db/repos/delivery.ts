@@ -67,3 +67,12 @@ export async function ruleChannelOfAlert(db: Db, alertId: number): Promise<strin
   });
   return row?.rule?.channelId ?? undefined;
 }
+
+/** The user's Discord id when the bot keeps no DM channel with them (one is worth opening). */
+export async function dmChannelToOpen(db: Db, userId: number): Promise<string | undefined> {
+  const row = await db.user.findFirst({
+    where: { id: userId, dmChannelId: null },
+    select: { discordId: true },
+  });
+  return row?.discordId;
+}

@@ -6,6 +6,7 @@ import type { AlertSender, SendResult } from "../../alerts/delivery/sender.ts";
 import type { AppContext, BackgroundService } from "../../context.ts";
 import type { Logger } from "../../log.ts";
 import { sendDm, sendDmVia, sendToChannel, type DeliveryResult } from "./dm.ts";
+import { dmChannelOpener } from "./dmChannels.ts";
 import { renderAlert } from "../render/alerts/alerts.ts";
 
 /** When Discord gives no hint, a failed send is tried again after this long (the outbox backs off further). */
@@ -97,13 +98,22 @@ export function alertEngineService(ctx: AppContext): AlertEngineService {
     now: ctx.deps.now,
     metrics: ctx.metrics,
   });
+  const openDmChannel = dmChannelOpener({
+    client: ctx.client,
+    prisma: ctx.database.prisma,
+    logger: ctx.logger,
+  });
   let unsubscribe: (() => void) | undefined;
   return {
     name: "alerts",
     engine,
     async start() {
-      // The handlers' rule changes reach the matcher at once, not at the next feed cycle's sync.
-      unsubscribe ??= ctx.ruleChanges.subscribe((change) => engine.onRuleChange(change));
+      // The handlers' rule changes reach the matcher at once, not at the next feed cycle's sync;
+      // a new watcher's DM channel is opened before their first alert needs it.
+      unsubscribe ??= ctx.ruleChanges.subscribe((change) => {
+        engine.onRuleChange(change);
+        openDmChannel(change);
+      });
       await engine.start();
     },
     async stop() {

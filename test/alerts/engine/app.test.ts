@@ -99,6 +99,41 @@ describe("alerts in the app", () => {
     expect(textOf(view)).toContain("$25.00");
   });
 
+  it("GIVEN a user the bot has never DMed WHEN they save a watch rule THEN their DM channel is opened and kept at once, without a message, and their first alert is one request to Discord", async () => {
+    await waitUntil(
+      () => engine().stats().leader && engine().stats().feed.mark !== undefined,
+      10_000,
+      "the feed to start",
+    );
+    const kept = async () =>
+      (await bot.db.prisma.user.findFirst({ where: { discordId: bob.id }, select: { dmChannelId: true } }))
+        ?.dmChannelId ?? null;
+    expect(await kept()).toBeNull();
+    try {
+      const item = uniqueItemName("first");
+      const added = await answer(bot.double.slash(bob, "watch add", { name: "first deal", item }));
+      expect(textOf(added)).toContain("Watching");
+      await waitUntil(async () => (await kept()) !== null, 10_000, "the DM channel to be kept");
+      expect(await kept()).toBe(bot.double.dmChannelOf(bob.id));
+      expect(bot.double.dmsTo(bob.id).filter((m) => m.interactionId === undefined)).toEqual([]);
+
+      const channel = await kept();
+      const from = bot.double.requests.length;
+      const listing = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_900 });
+      const alerts = () =>
+        bot.double
+          .dmsTo(bob.id)
+          .filter((m) => m.interactionId === undefined && textOf(m).includes(`Listing ${listing.id}`));
+      await waitFor(() => alerts().length > 0, "the alert DM");
+      const made = bot.double.requests.slice(from).map((r) => `${r.method} ${r.path}`);
+      expect(made.filter((r) => r === "POST /users/@me/channels")).toEqual([]);
+      expect(made.filter((r) => r === `POST /channels/${channel ?? "?"}/messages`)).toHaveLength(1);
+    } finally {
+      // The per-user cap test below counts bob's rules from none.
+      await bot.db.prisma.watchRule.deleteMany({ where: { user: { discordId: bob.id } } });
+    }
+  });
+
   it("GIVEN a paused rule WHEN listings appear THEN no alert AND after resume the next one alerts", async () => {
     const item = uniqueItemName("pause");
     await answer(bot.double.slash(alice, "watch add", { name: "pausable", item }));
