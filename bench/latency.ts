@@ -52,7 +52,15 @@ export interface LatencyResult {
   /** Feed cycles the app ran while listings arrived, and their mean spacing. */
   /** measuredPeriodMs: the poll period the last arrival phases were spread over, from the polls themselves. */
   feed: { cycles: number; meanPeriodMs: number; measuredPeriodMs: number; pagesPerCycle: number };
-  dms: { expected: number; received: number; missing: number; unexpected: number; failedRequests: number };
+  /** channelOpens: POST /users/@me/channels during the run (DM channels are kept, so none). */
+  dms: {
+    expected: number;
+    received: number;
+    missing: number;
+    unexpected: number;
+    failedRequests: number;
+    channelOpens: number;
+  };
   /** Listings with fewer DMs than rules they match (at most 10): which rules alerted, for diagnosis. */
   shortListings: { listingId: string; expectedRules: number[]; alertedRules: number[]; dms: number }[];
   /** Listing created -> its DM request arrived at Discord, every DM. */
@@ -130,6 +138,13 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     },
   });
   try {
+    // Users who saved their rules through the bot: it opened and kept their DM channels then
+    // (ADR 039), so an alert is one request to Discord, as for every user after their first DM.
+    const channelOf = users.map((u) => world.double.openDm(u.id));
+    await world.db.pool.query(
+      `UPDATE users u SET dm_channel_id = t.c FROM unnest($1::text[], $2::text[]) AS t(d, c) WHERE u.discord_id = t.d`,
+      [users.map((u) => u.id), channelOf],
+    );
     const engine = world.engine();
     await waitUntil(
       () => engine.stats().rules === stored.length && engine.stats().feed.mark !== undefined,
@@ -207,8 +222,10 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
     const dmRequests: { listingId: string; channelId: string; at: number }[] = [];
     let failedRequests = 0;
     let unexpected = 0;
+    let dmChannelOpens = 0;
     world.double.on("request", (req) => {
       if (req.method !== "POST") return;
+      if (req.path === "/users/@me/channels") dmChannelOpens += 1;
       const m = DM_MESSAGES.exec(req.path);
       if (!m) return;
       if (req.status !== 200) {
@@ -360,7 +377,14 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
         measuredPeriodMs: round(periodMs, 1),
         pagesPerCycle: round(pages / Math.max(1, cycles), 2),
       },
-      dms: { expected, received: dmRequests.length, missing, unexpected, failedRequests },
+      dms: {
+        expected,
+        received: dmRequests.length,
+        missing,
+        unexpected,
+        failedRequests,
+        channelOpens: dmChannelOpens,
+      },
       shortListings: await explainShort(world.db, short),
       perDm: distribution(perDm),
       perListingFirst: distribution(firsts),

@@ -30,7 +30,12 @@ function latencyRows(r: ScenarioRecord<LatencyResult[]>): TableRow[] {
       `${ms(l.placedLate.max)} after the planned phase) + ${l.listings.noise} other listings at random ` +
       `times, over ${s1(l.listings.durationMs)}, POLL_INTERVAL_MS ${l.intervalMs} (polls every ` +
       `${Math.round(l.feed.measuredPeriodMs)} ms), ` +
-      `${int(l.dms.received)}/${int(l.dms.expected)} DMs; ${r.database}; ${machineText(r)}`;
+      `${int(l.dms.received)}/${int(l.dms.expected)} DMs` +
+      // Older results files do not say; since ADR 039 the users' DM channels are kept.
+      (l.dms.channelOpens === undefined
+        ? ""
+        : ` (DM channels kept when the rules were saved: ${int(l.dms.channelOpens)} opened)`) +
+      `; ${r.database}; ${machineText(r)}`;
     const p50Target = l.intervalMs / 2 + 50;
     const p99Target = l.intervalMs + 150;
     const complete = l.dms.missing === 0 && l.dms.unexpected === 0;
