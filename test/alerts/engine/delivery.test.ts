@@ -167,15 +167,20 @@ describe("delivery", () => {
     await engine.start();
     try {
       await waitUntil(() => engine.stats().leader && engine.stats().delivery.runs > 0, 5_000, "leading");
+      const sentBefore = engine.stats().delivery.sent;
       const listing = w.sandbox.control.createListing({ market_hash_name: item, price: 1_750 });
+      // The pass's own count comes after the sends (each row is marked sent first).
       await waitUntil(
-        () => dmsAbout(alice, listing.id).length > 0 && dmsAbout(bob, listing.id).length > 0,
+        () =>
+          dmsAbout(alice, listing.id).length > 0 &&
+          dmsAbout(bob, listing.id).length > 0 &&
+          engine.stats().delivery.sent - sentBefore >= 2,
         10_000,
-        "both DMs",
+        "both DMs, marked sent",
       );
 
       expect(engine.stats().delivery.handed).toBe(2);
-      expect(engine.stats().delivery.sent).toBe(2);
+      expect(engine.stats().delivery.sent - sentBefore).toBe(2);
       const rows = await w.db.prisma.outbox.findMany({
         where: { alert: { subjectId: listing.id } },
         select: { status: true, attempts: true },
