@@ -97,8 +97,8 @@ export interface HandedRows {
 
 export interface DeliveryWorker {
   /**
-   * One pass: release finished quiet hours into digests, then send `handed` (rows claimed at
-   * their insert) or, without them, claim due rows and send those.
+   * One pass: send `handed` (rows claimed at their insert); or, without them, release finished
+   * quiet hours into digests, then claim due rows and send those.
    */
   runOnce(handed?: HandedRows): Promise<DeliveryResult>;
   stats(): DeliveryStats;
@@ -301,14 +301,15 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
     batchSize,
     async runOnce(handed) {
       const result = noDeliveries();
-      await releaseFinishedQuietHours(result);
       let rows: readonly ClaimedMessage[];
       if (handed !== undefined && handed.rows.length > 0) {
-        // Claimed by their insert a moment ago: their leases date from then.
+        // Claimed by their insert a moment ago: their leases date from then. Nothing else on
+        // their way: finished quiet hours are released by the claiming pass that follows.
         passStartedAt = handed.claimedAt;
         rows = handed.rows;
         result.handed = rows.length;
       } else {
+        await releaseFinishedQuietHours(result);
         passStartedAt = Date.now();
         rows = await claimDue(opts.prisma, { workerId, limit: batchSize, leaseMs });
       }
