@@ -97,7 +97,9 @@ describe("leader election", () => {
   });
 
   it("GIVEN a leader that freezes (no more checks) WHEN its lease passes THEN the server ends its session and the follower takes over", async () => {
-    const a = leader([], "a", { checkIntervalMs: 100, leaseMs: 300 });
+    // A lease long enough that a loaded machine cannot let it pass between the two first checks
+    // (at 300 ms, a CI run with a benchmark beside it once did).
+    const a = leader([], "a", { checkIntervalMs: 100, leaseMs: 1_000 });
     const b = leader([], "b");
     expect(await a.check()).toBe(true);
     expect(await b.check()).toBe(false);
