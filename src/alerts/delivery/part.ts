@@ -72,42 +72,28 @@ export function createDeliveryPart(
     ...(deps.delivery?.leaseMs === undefined ? {} : { leaseMs: deps.delivery.leaseMs }),
     ...(deps.delivery?.retry === undefined ? {} : { retry: deps.delivery.retry }),
   });
-  /** Whether the loop runs (started and not stopping): only then may inserts claim for it. */
-  let active = false;
-  /** A pass is running, or is due at once (kicked): rows written now wait for its claim. */
-  let passing = false;
-  let kicked = false;
   /** The last claim found fewer rows than a batch: nothing else was due then. */
   let drained = false;
   let handed: HandedRows | undefined;
-  const kick = () => {
-    kicked = true;
-    loop.kick();
-  };
   const loop = createLoop(
     "delivery",
     log,
     async () => {
-      passing = true;
-      kicked = false;
       const rows = handed;
       handed = undefined;
-      try {
-        const result = await worker.runOnce(rows);
-        if (rows === undefined) drained = result.claimed < worker.batchSize;
-        // One batch per pass: while passes find work, go again at once, so a burst drains at
-        // Discord's pace rather than one batch per deliveryIntervalMs. After handed rows, the
-        // next pass claims whatever else came due meanwhile.
-        if (result.claimed > 0) kick();
-      } finally {
-        passing = false;
-      }
+      const result = await worker.runOnce(rows);
+      if (rows === undefined) drained = result.claimed < worker.batchSize;
+      // One batch per pass: while passes find work, go again at once, so a burst drains at
+      // Discord's pace rather than one batch per deliveryIntervalMs. After handed rows, the
+      // next pass claims whatever else came due meanwhile.
+      if (result.claimed > 0) loop.kick();
     },
     () => deps.deliveryIntervalMs ?? 1_000,
   );
   const handOver: DeliveryHandOver = {
     claim() {
-      if (!active || passing || kicked || handed !== undefined || !drained) return undefined;
+      // Stopped, a pass running or due at once, handed rows unsent, a backlog: rows wait pending.
+      if (!loop.idle() || handed !== undefined || !drained) return undefined;
       return {
         workerId: worker.workerId,
         leaseMs: worker.leaseMs,
@@ -122,7 +108,7 @@ export function createDeliveryPart(
         handed === undefined
           ? { rows, claimedAt: claim.claimedAt }
           : { rows: [...handed.rows, ...rows], claimedAt: Math.min(handed.claimedAt, claim.claimedAt) };
-      kick();
+      loop.kick();
     },
   };
 
@@ -143,12 +129,11 @@ export function createDeliveryPart(
   return {
     workerId: worker.workerId,
     handOver,
-    kick,
+    kick: () => loop.kick(),
     runOnce: () => worker.runOnce(),
     weeklyReport,
     stats: () => worker.stats(),
     start() {
-      active = true;
       loop.start();
       weeklyTask = cron.schedule(
         deps.weeklyReportCron ?? "0 9 * * 1",
@@ -161,7 +146,6 @@ export function createDeliveryPart(
     },
     async stop() {
       // Rows handed over and not sent by then are handed back with the other claims (handBackClaims).
-      active = false;
       await weeklyTask?.destroy();
       weeklyTask = undefined;
       await loop.stop();

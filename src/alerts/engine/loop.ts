@@ -6,6 +6,8 @@ export interface Loop {
   stop(): Promise<void>;
   /** Runs the next pass as soon as the current one (if any) ends. */
   kick(): void;
+  /** Started, with no pass running and none due at once (kicked): only a timed pass is ahead. */
+  idle(): boolean;
 }
 
 /**
@@ -92,6 +94,9 @@ export function createLoop(
     kick() {
       if (running) kicked = true;
       else schedule(0);
+    },
+    idle() {
+      return active && running === undefined && immediate === undefined;
     },
   };
 }

@@ -79,4 +79,37 @@ describe("background loop rhythm", () => {
     // so it is told 10, not the 20 since the first began.
     expect(told).toEqual([10]);
   });
+
+  it("GIVEN a loop WHEN it is not started, runs a pass, is kicked or waits for its timer THEN idle() says whether only a timed pass is ahead", async () => {
+    vi.useRealTimers();
+    let release = () => {};
+    let entered = () => {};
+    const inPass = new Promise<void>((r) => (entered = r));
+    const passes: number[] = [];
+    const loop = createLoop(
+      "test",
+      log,
+      async () => {
+        passes.push(passes.length + 1);
+        if (passes.length === 1) {
+          entered();
+          await new Promise<void>((r) => (release = r));
+        }
+      },
+      () => 60_000,
+    );
+    expect(loop.idle()).toBe(false);
+    loop.start();
+    expect(loop.idle()).toBe(false); // the first pass is due at once
+    await inPass;
+    expect(loop.idle()).toBe(false); // running
+    loop.kick();
+    release();
+    await vi.waitFor(() => {
+      expect(passes).toEqual([1, 2]);
+      expect(loop.idle()).toBe(true); // the kicked pass ran; the next is a minute away
+    });
+    await loop.stop();
+    expect(loop.idle()).toBe(false);
+  });
 });
