@@ -5,7 +5,7 @@
 import { progress, round, seededRandom, waitUntil } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { benchUsers, insertRules, insertUsers } from "./lib/population.ts";
-import { startBenchWorld } from "./lib/world.ts";
+import { keepDmChannels, startBenchWorld } from "./lib/world.ts";
 
 export interface FanOutOptions {
   /** Users, one rule each on the same item: every one matches the listing. */
@@ -69,10 +69,9 @@ export async function runFanOut(postgres: BenchPostgres, opts: FanOutOptions): P
   });
   try {
     // Users the bot has DMed before: their DM channels exist and are kept (users.dm_channel_id).
-    const channelOf = users.map((u) => world.double.openDm(u.id));
-    await world.db.pool.query(
-      `UPDATE users u SET dm_channel_id = t.c FROM unnest($1::text[], $2::text[]) AS t(d, c) WHERE u.discord_id = t.d`,
-      [users.map((u) => u.id), channelOf],
+    const channelOf = await keepDmChannels(
+      world,
+      users.map((u) => u.id),
     );
     const rankOfChannel = new Map(channelOf.map((c, i) => [c, i]));
     const armedRanks = new Set<number>();

@@ -27,7 +27,7 @@ import {
   type StoredRule,
 } from "./lib/population.ts";
 import { pollClock, sleepUntil, stratifiedPhases } from "./lib/arrivals.ts";
-import { startBenchWorld } from "./lib/world.ts";
+import { keepDmChannels, startBenchWorld } from "./lib/world.ts";
 
 export interface LatencyOptions {
   intervalMs: number;
@@ -140,10 +140,9 @@ export async function runLatency(postgres: BenchPostgres, opts: LatencyOptions):
   try {
     // Users who saved their rules through the bot: it opened and kept their DM channels then
     // (ADR 039), so an alert is one request to Discord, as for every user after their first DM.
-    const channelOf = users.map((u) => world.double.openDm(u.id));
-    await world.db.pool.query(
-      `UPDATE users u SET dm_channel_id = t.c FROM unnest($1::text[], $2::text[]) AS t(d, c) WHERE u.discord_id = t.d`,
-      [users.map((u) => u.id), channelOf],
+    await keepDmChannels(
+      world,
+      users.map((u) => u.id),
     );
     const engine = world.engine();
     await waitUntil(

@@ -48,6 +48,19 @@ export interface BenchWorld {
   stop(): Promise<void>;
 }
 
+/**
+ * Opens each user's DM channel at the double and keeps it in `users.dm_channel_id`, as the bot
+ * does after a first DM or when the user saves a rule (ADR 039). Returns the channel ids in order.
+ */
+export async function keepDmChannels(world: BenchWorld, discordIds: readonly string[]): Promise<string[]> {
+  const channelOf = discordIds.map((id) => world.double.openDm(id));
+  await world.db.pool.query(
+    `UPDATE users u SET dm_channel_id = t.c FROM unnest($1::text[], $2::text[]) AS t(d, c) WHERE u.discord_id = t.d`,
+    [discordIds, channelOf],
+  );
+  return channelOf;
+}
+
 function hasEngine(s: BackgroundService): s is BackgroundService & { engine: AlertEngine } {
   return "engine" in s && typeof (s as { engine?: unknown }).engine === "object";
 }
