@@ -136,7 +136,6 @@ export async function setCommandHash(db: Db, scope: string, hash: string): Promi
   });
 }
 
-// The installation's tag.
 /**
  * A random tag for this installation, made once and kept with the data: part of every Discord
  * nonce, with the row's id and creation time, so rows of a restored or another database (whose
