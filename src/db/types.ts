@@ -70,7 +70,15 @@ export function isUniqueViolation(err: unknown): boolean {
  * relax the whole transaction's commit.
  */
 export function commitFlushedLater(db: Db): Prisma.Sql {
-  // A transaction's client has no $connect (it does have $transaction).
-  if (!("$connect" in db)) throw new Error("a commit flushed later cannot be asked inside a transaction");
+  outsideTransaction(db, "a commit flushed later");
   return Prisma.sql`(SELECT set_config('synchronous_commit', 'off', true))`;
+}
+
+/**
+ * Refuses a transaction's client: for a statement that decides its own commit (one flushed later
+ * would make the caller's whole transaction's commit so).
+ */
+export function outsideTransaction(db: Db, what: string): void {
+  // A transaction's client has no $connect (it does have $transaction).
+  if (!("$connect" in db)) throw new Error(`${what} cannot be asked inside a transaction`);
 }

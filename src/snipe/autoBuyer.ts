@@ -7,34 +7,28 @@ import type { MarketClient } from "../market/client.ts";
 import type { Listing } from "../market/schemas.ts";
 import { UserFacingError } from "../errors.ts";
 import {
-  claimMatch,
+  claimArmedMatch,
   disarmRules,
   disarmWhenSpent,
-  markSent,
   releaseClaim,
   settleAutoBuy,
   type ArmMode,
-  type AutoBuyOutcome,
 } from "../db/repos/autoBuys.ts";
-import { ruleWithOwner } from "../db/repos/rules.ts";
-import type { UserRecord } from "../db/repos/users.ts";
-import {
-  capsOf,
-  checkWithinCaps,
-  commitmentFailed,
-  commitmentSpent,
-  reserveOrRefuse,
-  AlreadyBought,
-  AutomationStopped,
-} from "../spending/guard.ts";
-import { revokeAccount, type KeyOpener } from "../alerts/accountPollers/accounts.ts";
+import { capsOf, checkWithinCaps, reservationOf } from "../spending/guard.ts";
+import type { KeyOpener } from "../alerts/accountPollers/accounts.ts";
 import { dedupeKey } from "../alerts/delivery/content.ts";
 import type { AutoBuyAlert } from "../alerts/delivery/payload.ts";
 import type { Db } from "../db/types.ts";
 import { writeAlerts } from "../alerts/delivery/store.ts";
 import { dealOf } from "../alerts/rules/deal.ts";
-import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
 import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/rules/ruleFilters.ts";
+import {
+  buyableOutright,
+  buyArmedMatch,
+  purchaseOf,
+  type ArmedPurchase,
+  type Finish,
+} from "./livePurchase.ts";
 
 export interface ArmedHit {
   listing: Listing;
@@ -42,6 +36,12 @@ export interface ArmedHit {
   /** The rule's owner as the index knows it (the claim checks it against the stored rule). */
   userId: number;
   mode: ArmMode;
+  /**
+   * The filters the armed index matched the listing with. A live rule's claim reserves the
+   * purchase in the same statement when the listing matches them and they are the filters the
+   * owner confirmed (ADR 040); without them the purchase is reserved after the claim.
+   */
+  filters?: RuleFilters | undefined;
 }
 
 export interface AutoBuyerDeps {
@@ -73,27 +73,11 @@ export interface AutoBuyer {
 
 export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}:${listingId}`;
 
-/** Reads one rule's name and the owner's user row (one query): both are needed for every match. */
-async function ruleAndOwner(db: Db, ruleId: number) {
-  const row = await ruleWithOwner(db, ruleId);
-  if (row === undefined) return undefined;
-  const confirmed = row.armFilters === null ? undefined : RuleFilters.safeParse(row.armFilters);
-  return {
-    rule: {
-      id: row.id,
-      name: row.name,
-      userId: row.userId,
-      /** The filters the live confirmation showed (undefined: none stored, so nothing is bought). */
-      confirmedFilters: confirmed?.success === true ? confirmed.data : undefined,
-    },
-    user: row.user,
-  };
-}
-
 export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   const log = deps.logger.child({ module: "snipe" });
   const now = deps.now ?? (() => new Date());
   const fees = deps.fees ?? DEFAULT_FEES;
+  const live = { ...deps, log, now, fees };
   /** Per user, the tail of their purchases: one buy at a time per user. */
   const lanes = new Map<number, Promise<void>>();
   const inFlight = new Set<Promise<void>>();
@@ -142,30 +126,36 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       netResaleCents: deal.netResaleCents,
       exitNetCents: deal.exitCents,
     };
-    // The claim and the owner's row are read side by side: two round trips become one wait.
-    const [claim, found] = await Promise.all([
-      claimMatch(deps.prisma, {
-        userId: hit.userId,
-        ruleId,
-        listingId: listing.id,
-        mode,
-        itemName: listing.item.market_hash_name,
-        priceCents: listing.price,
-        referenceCents: value.referenceCents,
-        exitCents: value.exitPriceCents,
-        seenAt: new Date(readAt),
-      }),
-      ruleAndOwner(deps.prisma, ruleId),
-    ]);
-    if (found === undefined || found.user.id !== hit.userId) {
-      // The claim checked the owner, so it cannot have taken a buy of someone else's rule.
-      if (claim.ok)
-        await settleAutoBuy(deps.prisma, claim.autoBuyId, { outcome: "skipped", detail: "rule gone" });
-      return { taken: claim.ok || (!claim.ok && claim.reason === "seen") };
-    }
-    const { rule, user } = found;
-    // Seen before: its outcome DM was written then. Not armed any more: an ordinary alert.
+    const purchase = purchaseOf(hit);
+    // A live rule's purchase is reserved by the claim's own statement when the listing is within
+    // the filters the index matched it with and can be bought outright; the statement checks
+    // those filters are the confirmed ones, and the owner's account and caps (ADR 040).
+    const reserveNow =
+      mode === "live" &&
+      hit.filters !== undefined &&
+      buyableOutright(listing) &&
+      matchesListing(hit.filters, listing, fees);
+    const claim = await claimArmedMatch(deps.prisma, {
+      userId: hit.userId,
+      ruleId,
+      listingId: listing.id,
+      mode,
+      itemName: listing.item.market_hash_name,
+      priceCents: listing.price,
+      referenceCents: value.referenceCents,
+      exitCents: value.exitPriceCents,
+      seenAt: new Date(readAt),
+      reserve: reserveNow
+        ? {
+            idempotencyKey: reservationOf(purchase).idempotencyKey,
+            filters: hit.filters,
+            sellerPlatformId: listing.seller?.platform_id ?? null,
+          }
+        : undefined,
+    });
+    // Seen before: its outcome DM was written then. Not armed any more (or gone): an ordinary alert.
     if (!claim.ok) return { taken: claim.reason === "seen" };
+    const { owner, rule } = claim;
     const base = {
       kind: "auto_buy" as const,
       mode,
@@ -180,18 +170,15 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       ...(value.netResaleCents === undefined ? {} : { netResaleCents: value.netResaleCents }),
       ...(value.exitNetCents === undefined ? {} : { exitNetCents: value.exitNetCents }),
     };
-    const ctx = { userId: user.id, ruleId, listingId: listing.id, mode };
+    const ctx = { userId: owner.id, ruleId, listingId: listing.id, mode };
 
-    const finish = async (
-      outcome: AutoBuyOutcome & AutoBuyAlert["outcome"],
-      opts: { detail?: string; spent: boolean; reactionMs?: number; disarm?: boolean },
-    ) => {
+    const finish: Finish = async (outcome, opts) => {
       await settleAutoBuy(deps.prisma, claim.autoBuyId, { outcome, detail: opts.detail, at: now() });
       if (!opts.spent) await releaseClaim(deps.prisma, ruleId);
       let disarmed = opts.disarm === true;
-      if (disarmed) await disarmRules(deps.prisma, { userId: user.id, ruleId });
+      if (disarmed) await disarmRules(deps.prisma, { userId: owner.id, ruleId });
       else if (opts.spent) disarmed = await disarmWhenSpent(deps.prisma, ruleId);
-      await tell(user.id, {
+      await tell(owner.id, {
         ...base,
         outcome,
         // A buy that did not happen did not use one of the rule's buys.
@@ -204,35 +191,39 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
     };
 
     if (mode === "shadow") {
-      return { taken: true, work: () => shadow(user, listing, finish) };
+      return { taken: true, work: () => shadow(owner.id, listing, finish) };
     }
+    const confirmed = rule.armFilters === null ? undefined : RuleFilters.safeParse(rule.armFilters);
+    const armed: ArmedPurchase = {
+      owner,
+      ruleId,
+      listing,
+      purchase,
+      confirmedFilters: confirmed?.success === true ? confirmed.data : undefined,
+      autoBuyId: claim.autoBuyId,
+      reserved: claim.reserved,
+      readAt,
+    };
     return {
       taken: true,
       work: () =>
-        inLane(user.id, () =>
-          live(user, hit, rule.confirmedFilters, claim.autoBuyId, readAt, finish).catch(
-            async (error: unknown) => {
-              // A bug after the claim: say so rather than leave the user guessing.
-              log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
-              await finish("failed", {
-                detail: "an internal error stopped it; check /trades list",
-                spent: true,
-              });
-            },
-          ),
+        inLane(owner.id, () =>
+          buyArmedMatch(live, armed, finish).catch(async (error: unknown) => {
+            // A bug after the claim: say so rather than leave the user guessing.
+            log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
+            await finish("failed", {
+              detail: "an internal error stopped it; check /trades list",
+              spent: true,
+            });
+          }),
         ),
     };
   }
 
-  type Finish = (
-    outcome: AutoBuyOutcome & AutoBuyAlert["outcome"],
-    opts: { detail?: string; spent: boolean; reactionMs?: number; disarm?: boolean },
-  ) => Promise<void>;
-
   /** Shadow: nothing is bought; the caps are checked as a live buy would be, without reserving. */
-  async function shadow(user: UserRecord, listing: Listing, finish: Finish): Promise<void> {
+  async function shadow(userId: number, listing: Listing, finish: Finish): Promise<void> {
     try {
-      checkWithinCaps(await capsOf(deps.prisma, user.id), {
+      checkWithinCaps(await capsOf(deps.prisma, userId), {
         kind: "auto_buy",
         unitPriceCents: listing.price,
         totalCents: listing.price,
@@ -243,114 +234,6 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       return;
     }
     await finish("would_buy", { spent: true });
-  }
-
-  async function live(
-    user: UserRecord,
-    hit: ArmedHit,
-    confirmedFilters: RuleFilters | undefined,
-    autoBuyId: number,
-    readAt: number,
-    finish: Finish,
-  ): Promise<void> {
-    const { listing, ruleId } = hit;
-    const keyRefused = (detail: string) => finish("key_refused", { detail, spent: false, disarm: true });
-    if (user.status !== "active" || user.encryptedKey === null) {
-      await keyRefused("your account is not linked with a working key; link one with /account link");
-      return;
-    }
-    if (user.settings.dailyCapCents === null) {
-      await finish("cap_refused", {
-        detail: "live auto-buy needs a daily cap; set one with /account settings",
-        spent: false,
-        disarm: true,
-      });
-      return;
-    }
-    if (
-      listing.type !== "buy_now" ||
-      listing.is_seller === true ||
-      (user.platformId !== null && listing.seller?.platform_id === user.platformId)
-    ) {
-      await finish("failed", { detail: "this listing cannot be bought outright", spent: false });
-      return;
-    }
-    // The rule as the user confirmed it bounds what it buys, whatever it became since.
-    if (confirmedFilters === undefined || !matchesListing(confirmedFilters, listing, fees)) {
-      await finish("cap_refused", {
-        detail:
-          "this listing is outside the rule as you confirmed it when arming (the rule changed since); nothing was bought and the rule was disarmed. Arm it again to confirm the change",
-        spent: false,
-        disarm: true,
-      });
-      return;
-    }
-    let api;
-    try {
-      api = deps.market.forKey(deps.openKey(user.encryptedKey, user.id), { priority: "money" });
-    } catch {
-      await keyRefused("your stored key could not be opened; link it again with /account link");
-      return;
-    }
-    let commitment;
-    try {
-      commitment = await reserveOrRefuse(deps.prisma, {
-        userId: user.id,
-        kind: "auto_buy",
-        idempotencyKey: `auto:${ruleId}:${listing.id}`,
-        subjectId: listing.id,
-        unitPriceCents: listing.price,
-        totalCents: listing.price,
-        authority: { kind: "rule", ruleId },
-      });
-    } catch (error) {
-      if (error instanceof AlreadyBought) {
-        // Another armed rule of this user bought it (or is buying it): one buy, one DM.
-        await settleAutoBuy(deps.prisma, autoBuyId, {
-          outcome: "skipped",
-          detail: "already bought",
-          at: now(),
-        });
-        await releaseClaim(deps.prisma, ruleId);
-        log.info({ userId: user.id, ruleId, listingId: listing.id }, "armed match skipped: already bought");
-        return;
-      }
-      if (error instanceof AutomationStopped) {
-        // Disarmed, unlinked or relinked since the match was claimed: nothing is bought.
-        await finish("failed", { detail: error.message, spent: false });
-        return;
-      }
-      if (!(error instanceof UserFacingError)) throw error;
-      const budgetUsed = error.context["cap_kind"] === "confirmed_budget";
-      await finish("cap_refused", { detail: error.message, spent: false, disarm: budgetUsed });
-      return;
-    }
-    const sentAt = now();
-    const reactionMs = Math.max(0, Date.now() - readAt);
-    try {
-      await api.buyListings({ contract_ids: [listing.id], total_price: listing.price });
-    } catch (error) {
-      await commitmentFailed(deps.prisma, commitment, error);
-      await markSent(deps.prisma, autoBuyId, sentAt);
-      await failed(user, error, reactionMs, finish);
-      return;
-    }
-    await commitmentSpent(deps.prisma, commitment);
-    await markSent(deps.prisma, autoBuyId, sentAt);
-    await finish("bought", { spent: true, reactionMs });
-  }
-
-  /** Why a sent purchase did not go through, told as the user needs it; never retried. */
-  async function failed(user: UserRecord, error: unknown, reactionMs: number, finish: Finish): Promise<void> {
-    const o = outcomeOfFailedPurchase(error);
-    if (o.revokeKey) {
-      await revokeAccount(
-        { prisma: deps.prisma, market: deps.market, openKey: deps.openKey, logger: deps.logger },
-        user,
-      );
-      await disarmRules(deps.prisma, { userId: user.id, mode: "live" });
-    }
-    await finish(o.outcome, { detail: o.detail, spent: o.spent, disarm: o.disarm, reactionMs });
   }
 
   return {

@@ -9,6 +9,8 @@ import {
   spentInWindow,
   type Authority,
   type PurchaseRecord,
+  type ReserveInput,
+  type ReserveResult,
   type SpendKind,
 } from "../db/repos/purchases.ts";
 import { getUserById } from "../db/repos/users.ts";
@@ -106,6 +108,11 @@ const NOTHING_DONE: Record<SpendKind, string> = {
  * every path: concurrent attempts are decided one after the other under the user's row lock.
  */
 export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commitment> {
+  return commitmentOrRefusal(req, await reserveSpend(db, reservationOf(req)));
+}
+
+/** What the database reserves for the request; refuses amounts that are not whole cents. */
+export function reservationOf(req: SpendRequest): ReserveInput {
   if (
     !Number.isSafeInteger(req.totalCents) ||
     req.totalCents < req.unitPriceCents ||
@@ -113,7 +120,7 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
   ) {
     throw new RangeError("a commitment's total must be whole cents, at least its unit price");
   }
-  const result = await reserveSpend(db, {
+  return {
     userId: req.userId,
     idempotencyKey: req.idempotencyKey,
     kind: req.kind,
@@ -123,7 +130,14 @@ export async function reserveOrRefuse(db: Db, req: SpendRequest): Promise<Commit
     totalCents: req.totalCents,
     ...(req.replaces ? { replacesId: req.replaces.id } : {}),
     ...(req.authority ? { authority: req.authority } : {}),
-  });
+  };
+}
+
+/**
+ * The reservation's answer for the request: the commitment, or the refusal the user is told
+ * (for reserveOrRefuse, and for a reservation made inside another statement: the armed claim).
+ */
+export function commitmentOrRefusal(req: SpendRequest, result: ReserveResult): Commitment {
   if (result.ok) return result.purchase;
   const context = {
     userId: req.userId,

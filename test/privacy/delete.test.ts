@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertAlertsWithOutbox } from "../../src/db/repos/alerts.ts";
 import { claimAutoAccept } from "../../src/db/repos/autoAccept.ts";
-import { claimMatch } from "../../src/db/repos/autoBuys.ts";
+import { claimArmedMatch } from "../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";
 import { deleteUserData, previewDelete } from "../../src/privacy/index.ts";
@@ -135,7 +135,7 @@ describe("deleting a user's data", () => {
     const other = await seedEverything(db.prisma, { ...ids(), tag: "stale-other" });
     await deleteUserData(deps(), { discordUserId: victim.discordId });
 
-    const claim = await claimMatch(db.prisma, {
+    const claim = await claimArmedMatch(db.prisma, {
       userId: victim.userId,
       ruleId: victim.ruleId,
       listingId: "900719925474000",
@@ -145,6 +145,11 @@ describe("deleting a user's data", () => {
       referenceCents: undefined,
       exitCents: undefined,
       seenAt: new Date(),
+      reserve: {
+        idempotencyKey: `auto:${victim.ruleId}:900719925474000`,
+        filters: {},
+        sellerPlatformId: null,
+      },
     });
     expect(claim).toEqual({ ok: false, reason: "not_armed" });
     expect(

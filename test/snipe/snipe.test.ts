@@ -139,7 +139,7 @@ describe("snipe mode through Discord", () => {
     expect(textOf(again)).toContain("already used or cancelled");
   });
 
-  it("GIVEN a rule armed live with max_buys 1 WHEN two listings match THEN the first is bought at its exact price once AND the rule disarms so the second only alerts", async () => {
+  it("GIVEN a rule armed live with max_buys 1 WHEN two listings match THEN the first is bought at its exact price once, reserved with its claim, AND the rule disarms so the second only alerts", async () => {
     const item = uniqueItemName("live");
     await rule(alice, "live once", item, 40);
     await armLive(alice, "live once", 1);
@@ -158,6 +158,9 @@ describe("snipe mode through Discord", () => {
     });
     expect(purchase?.status).toBe("succeeded");
     expect(Number(purchase?.totalCents)).toBe(1_234);
+    // Reserved by the claim's own statement (ADR 040): one transaction, one clock reading.
+    const match = await bot.db.prisma.autoBuy.findFirst({ where: { listingId: first.id } });
+    expect(purchase?.createdAt.getTime()).toBe(match?.createdAt.getTime());
 
     const second = bot.sandbox.control.createListing({ market_hash_name: item, price: 1_100 });
     await feed();

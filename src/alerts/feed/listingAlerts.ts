@@ -4,7 +4,7 @@ import { DEFAULT_FEES, type FeeModel } from "../../market/fees.ts";
 import type { Listing } from "../../market/schemas.ts";
 import { dedupeKey, listingAlertOf } from "../delivery/content.ts";
 import { MatchIds, type MatcherIndex } from "../matcher/matcher.ts";
-import type { ArmMode } from "../matcher/ruleIndex.ts";
+import type { ArmedRule } from "../matcher/ruleIndex.ts";
 import { hitKey, type ArmedHit, type AutoBuyer } from "../../snipe/autoBuyer.ts";
 import type { SalesRate } from "./salesRate.ts";
 import { matchesListing } from "../rules/ruleFilters.ts";
@@ -25,7 +25,8 @@ export interface ListingAlertDeps {
     | {
         /** The armed rules alone (the rule index's armedIndex): their hits are found there. */
         armedIndex: MatcherIndex;
-        armedMode(ruleId: string): ArmMode | undefined;
+        /** An armed rule's mode and the filters its index matched with (undefined: not armed). */
+        armedRule(ruleId: string): ArmedRule | undefined;
         autoBuyer: AutoBuyer;
       }
     | undefined;
@@ -162,7 +163,7 @@ async function alertPass(
       pass.deferStaleArmed &&
       deps.snipe !== undefined &&
       rule?.armMode != null &&
-      deps.snipe.armedMode(String(ruleId)) === undefined
+      deps.snipe.armedRule(String(ruleId)) === undefined
     ) {
       deferred += 1;
       continue;
@@ -338,10 +339,16 @@ function pushArmedHits(
   const count = snipe.armedIndex.matchInto(listing, found);
   for (let i = 0; i < count; i++) {
     const id = found.idAt(i);
-    const mode = snipe.armedMode(String(id));
+    const armed = snipe.armedRule(String(id));
     const ruleId = Number(id);
-    if (mode !== undefined && !taken.has(hitKey(ruleId, listing.id)))
-      out.push({ listing, ruleId, userId: Number(snipe.armedIndex.ownerOf(id)), mode });
+    if (armed !== undefined && !taken.has(hitKey(ruleId, listing.id)))
+      out.push({
+        listing,
+        ruleId,
+        userId: Number(snipe.armedIndex.ownerOf(id)),
+        mode: armed.mode,
+        filters: armed.filters,
+      });
   }
 }
 

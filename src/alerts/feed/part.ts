@@ -57,7 +57,7 @@ export function createFeedPart(deps: AlertEngineDeps, ctx: FeedPartContext): Fee
     get armedIndex() {
       return ruleIndex.armedIndex;
     },
-    armedMode: (id: string) => ruleIndex.armedMode(id),
+    armedRule: (id: string) => ruleIndex.armedRule(id),
     autoBuyer: ctx.autoBuyer,
   };
 

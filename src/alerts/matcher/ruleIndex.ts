@@ -9,6 +9,7 @@ import {
   rulesUpdatedSince,
 } from "../../db/repos/matching.ts";
 import { parseStoredFilters, type RuleChange } from "../rules/rules.ts";
+import type { RuleFilters } from "../rules/ruleFilters.ts";
 import { storedFiltersFast } from "../rules/storedFilters.ts";
 import type { Db } from "../../db/types.ts";
 
@@ -26,6 +27,8 @@ export interface RuleIndex {
   readonly size: number;
   /** The rule's snipe mode when it is armed (src/snipe): its matches buy, or record, at once. */
   armedMode(ruleId: string): ArmMode | undefined;
+  /** The armed rule as the armed index holds it: its mode and the filters it matches with. */
+  armedRule(ruleId: string): ArmedRule | undefined;
   /**
    * The armed rules alone, in an index of their own: snipe mode matches every listing against
    * them before anything else, and they are few, so that costs microseconds where matching the
@@ -39,6 +42,12 @@ export interface RuleIndex {
 
 export type ArmMode = "shadow" | "live";
 
+export interface ArmedRule {
+  mode: ArmMode;
+  /** The rule's filters as stored, which the armed index matches its listings against. */
+  filters: RuleFilters;
+}
+
 /**
  * Commits can land out of updated_at order (a transaction that stamped its row earlier may
  * commit later), so each poll re-reads a window before the mark; applying a row twice is harmless.
@@ -50,7 +59,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
   const fees = deps.fees ?? DEFAULT_FEES;
   let index = createMatcherIndex({ fees });
   // Armed rules are few (each needs its owner to confirm); a side map keeps the index unchanged.
-  let armed = new Map<string, ArmMode>();
+  let armed = new Map<string, ArmedRule>();
   let armedIndex = createMatcherIndex({ fees });
   let mark: Date | undefined;
   let knownCount = -1;
@@ -79,9 +88,11 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
       armedIndex.remove(id);
       return;
     }
-    if (rule.armMode !== undefined) armed.set(id, rule.armMode);
+    const mode = rule.armMode ?? armed.get(id)?.mode;
+    if (mode === undefined) return;
     // An armed rule's new filters reach its own index too.
-    if (armed.has(id)) armedIndex.add(indexed);
+    armed.set(id, { mode, filters });
+    armedIndex.add(indexed);
   }
 
   /** Out of the armed ones only (the rule keeps alerting): few rules are armed, so a scan is cheap. */
@@ -118,6 +129,9 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
       return lastLoadMs;
     },
     armedMode(ruleId) {
+      return armed.get(ruleId)?.mode;
+    },
+    armedRule(ruleId) {
       return armed.get(ruleId);
     },
     async loadAll() {
@@ -126,7 +140,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
       const before = await ruleSnapshot(deps.prisma);
       // Room for every rule at once (the count includes paused ones): no copies while growing.
       const fresh = createMatcherIndex({ capacity: before.count, fees });
-      const freshArmed = new Map<string, ArmMode>();
+      const freshArmed = new Map<string, ArmedRule>();
       const freshArmedIndex = createMatcherIndex({ fees });
       // A batch of rows at a time: each row's parsed filters are garbage once its rule is indexed.
       for await (const batch of loadAllEnabledRules(deps.prisma)) {
@@ -139,7 +153,7 @@ export function createRuleIndex(deps: { prisma: Db; logger: Logger; fees?: FeeMo
           const rule = { id: row.id, userId: row.userId, filters };
           fresh.add(rule);
           if (!row.armMode) continue;
-          freshArmed.set(String(row.id), row.armMode);
+          freshArmed.set(String(row.id), { mode: row.armMode, filters });
           freshArmedIndex.add(rule);
         }
       }

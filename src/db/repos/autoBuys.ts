@@ -3,7 +3,9 @@
 import { z } from "zod";
 import { Prisma, type AutoBuy } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
-import { centsFromDb, centsToDb, commitFlushedLater, nullableCentsFromDb } from "../types.ts";
+import { centsFromDb, centsToDb, nullableCentsFromDb, outsideTransaction } from "../types.ts";
+import { reserveResultOf, type ReserveResult } from "./purchases.ts";
+import type { LinkStatus } from "./users.ts";
 
 export type ArmMode = "shadow" | "live";
 export type AutoBuyOutcome =
@@ -120,66 +122,124 @@ export interface ClaimInput {
   referenceCents: number | undefined;
   exitCents: number | undefined;
   seenAt: Date;
+  /**
+   * A live rule's purchase reserved in the same statement (at the listed price, as the rule's
+   * automatic buy): only when `filters`, which the caller checked the listing against, are the
+   * filters the owner confirmed at arming, and the owner's account may buy from this seller.
+   */
+  reserve?: { idempotencyKey: string; filters: unknown; sellerPlatformId: string | null } | undefined;
+}
+
+/** The owner of a claimed match, read under their row lock in the claim's statement. */
+export interface ArmedOwner {
+  id: number;
+  discordId: string;
+  status: LinkStatus;
+  encryptedKey: string | null;
+  platformId: string | null;
+  linkedAt: Date | null;
+  dailyCapCents: number | null;
 }
 
 export type ClaimResult =
   /** This match may act: it is buy number `buyNumber` of `maxBuys`. */
-  | { ok: true; autoBuyId: number; buyNumber: number; maxBuys: number }
+  | {
+      ok: true;
+      autoBuyId: number;
+      buyNumber: number;
+      maxBuys: number;
+      rule: {
+        name: string;
+        /** Stored JSON: the filters the live confirmation showed. */ armFilters: unknown;
+      };
+      owner: ArmedOwner;
+      /** The reservation's answer when the statement made one (see ClaimInput.reserve). */
+      reserved: ReserveResult | undefined;
+    }
   /** Handled before (a re-read after a crash, a second replica): do nothing. */
   | { ok: false; reason: "seen" }
-  /** The rule was disarmed, paused or has used its buys since the index last looked, or its owner was deleted. */
+  /** The rule was disarmed, paused, removed or has used its buys since the index last looked, or its owner was deleted. */
   | { ok: false; reason: "not_armed" };
 
 const ClaimRow = z.object({
-  id: z.number().int().nullable(),
-  arm_buys: z.number().int().nullable(),
-  arm_max_buys: z.number().int().nullable(),
-  owned: z.boolean(),
+  claim: z.enum(["ok", "seen", "not_armed"]),
+  auto_buy_id: z.number().int().nullable(),
+  buy_number: z.number().int().nullable(),
+  max_buys: z.number().int().nullable(),
+  rule_name: z.string().nullable(),
+  arm_filters: z.unknown(),
+  discord_id: z.string().nullable(),
+  status: z.enum(["active", "revoked", "unlinked"]).nullable(),
+  encrypted_key: z.string().nullable(),
+  platform_id: z.string().nullable(),
+  linked_at: z.date().nullable(),
+  daily_cap_cents: z.bigint().nullable(),
+  reserve: z.string().nullable(),
+  purchase_id: z.number().int().nullable(),
+  created: z.date().nullable(),
+  cap_cents: z.bigint().nullable(),
+  spent_cents: z.bigint().nullable(),
 });
 
 /**
- * One statement: records the match (once per rule and listing) and, only if it was new, takes
- * one of the rule's buys while it is armed in this mode with buys left. Atomic, so neither a
- * second replica nor a re-read can act twice, and max_buys holds under any concurrency.
+ * One statement (the database function claim_armed_match, ADR 040): records the match (once
+ * per rule and listing) and, only if it was new, takes one of the rule's buys while it is armed
+ * in this mode with buys left; with `reserve`, reserves the purchase too when everything a
+ * reservation needs holds. Atomic, so neither a second replica nor a re-read can act twice, and
+ * max_buys and the caps hold under any concurrency. What it decides without a reservation is
+ * committed without waiting for its flush (ADR 037): nothing leaves the process before a flushed
+ * commit that follows it (a reservation before a buy, the outcome's record before its DM), and a
+ * crash before that takes the claim back with everything after it.
  */
-export async function claimMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
-  // The claim's commit does not wait for its flush (ADR 037): nothing leaves the process before
-  // a flushed commit that follows it (the spend reservation before a buy, the outcome's record
-  // before its DM), and a crash before that takes the claim back with everything after it.
+export async function claimArmedMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
+  outsideTransaction(db, "an armed claim");
   const rows = await db.$queryRaw<unknown[]>`
-    WITH owner AS (
-      -- An owner deleted meanwhile (/account delete) claims nothing; the lock waits for a delete
-      -- in progress rather than failing on the foreign key.
-      SELECT users.id FROM users CROSS JOIN ${commitFlushedLater(db)} AS flush_later
-       WHERE users.id = ${c.userId}::int FOR KEY SHARE OF users
-    ), ins AS (
-      INSERT INTO auto_buys (user_id, rule_id, listing_id, mode, item_name, price_cents,
-                             reference_cents, exit_cents, seen_at)
-      SELECT owner.id, ${c.ruleId}::int, ${c.listingId}::text, ${c.mode}::arm_mode, ${c.itemName}::text,
-             ${centsToDb(c.priceCents)}::bigint,
-             ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)}::bigint,
-             ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}::bigint, ${c.seenAt}::timestamptz
-        FROM owner
-      ON CONFLICT (rule_id, listing_id) DO NOTHING
-      RETURNING id
-    ), claim AS (
-      UPDATE watch_rules SET arm_buys = arm_buys + 1
-       WHERE id = ${c.ruleId} AND user_id = ${c.userId} AND arm_mode = ${c.mode}::arm_mode
-         AND enabled AND arm_buys < arm_max_buys AND EXISTS (SELECT 1 FROM ins)
-      RETURNING arm_buys, arm_max_buys
-    )
-    SELECT (SELECT id FROM ins) AS id, claim.arm_buys, claim.arm_max_buys,
-           EXISTS (SELECT 1 FROM owner) AS owned
-      FROM (SELECT 1) AS one LEFT JOIN claim ON true`;
+    SELECT * FROM claim_armed_match(${c.userId}::integer, ${c.ruleId}::integer, ${c.listingId}::text,
+      ${c.mode}::arm_mode, ${c.itemName}::text, ${centsToDb(c.priceCents)}::bigint,
+      ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)}::bigint,
+      ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}::bigint, ${c.seenAt}::timestamptz,
+      ${c.reserve?.idempotencyKey ?? null}::text,
+      ${c.reserve === undefined ? null : JSON.stringify(c.reserve.filters)}::jsonb,
+      ${c.reserve?.sellerPlatformId ?? null}::text)`;
   const row = ClaimRow.parse(rows[0]);
-  if (!row.owned) return { ok: false, reason: "not_armed" };
-  if (row.id === null) return { ok: false, reason: "seen" };
-  if (row.arm_buys === null || row.arm_max_buys === null) {
-    // Not armed after all: forget the match, so it is alerted as any other rule's would be.
-    await db.autoBuy.delete({ where: { id: row.id } });
-    return { ok: false, reason: "not_armed" };
+  if (row.claim !== "ok") return { ok: false, reason: row.claim };
+  if (row.auto_buy_id === null || row.buy_number === null || row.max_buys === null || row.status === null) {
+    throw new Error("an armed claim answered ok without its match, buys or owner");
   }
-  return { ok: true, autoBuyId: row.id, buyNumber: row.arm_buys, maxBuys: row.arm_max_buys };
+  const reserved =
+    c.reserve === undefined || row.reserve === null || row.reserve === "not_tried"
+      ? undefined
+      : await reserveResultOf(
+          db,
+          {
+            userId: c.userId,
+            idempotencyKey: c.reserve.idempotencyKey,
+            kind: "auto_buy",
+            subjectId: c.listingId,
+            listingIds: [c.listingId],
+            unitPriceCents: c.priceCents,
+            totalCents: c.priceCents,
+            authority: { kind: "rule", ruleId: c.ruleId },
+          },
+          { ...row, outcome: row.reserve },
+        );
+  return {
+    ok: true,
+    autoBuyId: row.auto_buy_id,
+    buyNumber: row.buy_number,
+    maxBuys: row.max_buys,
+    rule: { name: row.rule_name ?? "", armFilters: row.arm_filters ?? null },
+    owner: {
+      id: c.userId,
+      discordId: row.discord_id ?? "",
+      status: row.status,
+      encryptedKey: row.encrypted_key,
+      platformId: row.platform_id,
+      linkedAt: row.linked_at,
+      dailyCapCents: nullableCentsFromDb(row.daily_cap_cents),
+    },
+    reserved,
+  };
 }
 
 // updateMany, not update: the row is gone when its owner deleted their account meanwhile, and

@@ -136,7 +136,17 @@ export async function reserveSpend(db: Db, input: ReserveInput): Promise<Reserve
     if (!isUniqueViolation(err)) throw err;
     return duplicateOf(db, input.idempotencyKey, err);
   }
-  const row = ReserveRow.parse(rows[0]);
+  return reserveResultOf(db, input, rows[0]);
+}
+
+/**
+ * What reserve_commitment answered, as a result: from reserveSpend, or from a statement that
+ * called it with `input` (the armed claim, src/db/repos/autoBuys.ts).
+ */
+export async function reserveResultOf(db: Db, input: ReserveInput, raw: unknown): Promise<ReserveResult> {
+  const row = ReserveRow.parse(raw);
+  const kind = input.kind ?? "buy";
+  const unit = centsToDb(input.unitPriceCents ?? input.totalCents);
   const cap = row.cap_cents === null ? 0 : centsFromDb(row.cap_cents);
   const spent = row.spent_cents === null ? 0 : centsFromDb(row.spent_cents);
   switch (row.outcome) {

@@ -2,7 +2,7 @@
 import type { Prisma, WatchRule } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { isUniqueViolation, withTransaction } from "../types.ts";
-import { toUserRecord, type Destination } from "./users.ts";
+import type { Destination } from "./users.ts";
 
 export interface WatchRuleRecord {
   id: number;
@@ -223,18 +223,4 @@ export async function enabledRuleCountsByOwner(
     orderBy: { userId: "asc" },
   });
   return owners.map((o) => ({ userId: o.userId, rules: o._count._all }));
-}
-
-/** One rule with its owner's user row, in one query (the auto-buyer needs both on every match). */
-export async function ruleWithOwner(db: Db, ruleId: number) {
-  const row = await db.watchRule.findUnique({ where: { id: ruleId }, include: { user: true } });
-  if (row === null) return undefined;
-  return {
-    id: row.id,
-    name: row.name,
-    userId: row.userId,
-    /** Stored JSON: the filters the live confirmation showed, null when none were stored. */
-    armFilters: row.armFilters as unknown,
-    user: toUserRecord(row.user),
-  };
 }

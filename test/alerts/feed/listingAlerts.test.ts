@@ -46,7 +46,7 @@ async function savedRule(userId: number, name: string, item: string) {
 }
 
 describe("listing alerts pass", () => {
-  it("GIVEN a rule armed after the cycle's snipe pass ran WHEN the alerts pass matches the listing THEN that pass hands it to the auto-buyer once and queues no ordinary alert for it, AND a hit the snipe pass already took is not handed over again", async () => {
+  it("GIVEN a rule armed after the cycle's snipe pass ran WHEN the alerts pass matches the listing THEN that pass hands it to the auto-buyer once, with the filters it matched, and queues no ordinary alert for it, AND a hit the snipe pass already took is not handed over again", async () => {
     const user = await ensureUser(db.prisma, "810000000000000077");
     const item = "Falcon Rifle | Armed Between Passes (Pristine)";
     const rule = await savedRule(user.id, "between passes", item);
@@ -67,7 +67,7 @@ describe("listing alerts pass", () => {
       prisma: db.prisma,
       logger,
       index: rules.index,
-      snipe: { armedIndex: rules.armedIndex, armedMode: (id) => rules.armedMode(id), autoBuyer: buyer },
+      snipe: { armedIndex: rules.armedIndex, armedRule: (id) => rules.armedRule(id), autoBuyer: buyer },
     };
     const listing = listingWith({ id: "77001", price: 5_000, item: { market_hash_name: item } });
 
@@ -75,6 +75,8 @@ describe("listing alerts pass", () => {
     expect(acted.map((hits) => hits.map((h) => [h.ruleId, h.listing.id, h.userId, h.mode]))).toEqual([
       [[ruleId, "77001", user.id, "shadow"]],
     ]);
+    // With the filters the armed index matched it with: a live claim reserves against them.
+    expect(acted[0]?.[0]?.filters).toEqual({ item, max_price: 9_000 });
     expect(first).toMatchObject({ matched: 2, queued: 1 });
     const alerted = async () =>
       (await db.prisma.alertLog.findMany({ where: { subjectId: "77001" } })).map((a) => a.ruleId);
@@ -172,7 +174,7 @@ describe("listing alerts pass", () => {
         get armedIndex() {
           return rules.armedIndex;
         },
-        armedMode: (id) => rules.armedMode(id),
+        armedRule: (id) => rules.armedRule(id),
         autoBuyer: buyer,
       },
       syncRules: () => rules.syncChanges(),
