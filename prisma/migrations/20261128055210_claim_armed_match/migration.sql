@@ -16,76 +16,64 @@ CREATE FUNCTION "claim_armed_match"(
                 reserve TEXT, purchase_id INTEGER, created TIMESTAMPTZ, cap_cents BIGINT,
                 spent_cents BIGINT)
   LANGUAGE plpgsql VOLATILE AS $$
--- The output columns share names with the tables' columns: in a query, a name is the column.
+-- The output columns are variables of the same names as the tables' columns: in a query, a name
+-- is the column; each step stores what it read in the output columns, returned once at the end.
 #variable_conflict use_column
 DECLARE
   try_reserve BOOLEAN := p_mode = 'live' AND p_filters IS NOT NULL;
-  u RECORD;
-  r RECORD;
-  res RECORD;
-  new_id INTEGER;
 BEGIN
   -- The owner first, as every spending path and every stop locks it. A reservation needs it FOR
   -- UPDATE: taken at once, since two matches of one owner that each held a weaker lock and then
   -- asked for this one would deadlock. A claim alone keeps the owner from being deleted under it.
   IF try_reserve THEN
-    SELECT "discord_id", "status"::text AS status, "encrypted_key", "platform_id", "linked_at",
-           "daily_cap_cents"
-      INTO u FROM "users" WHERE "id" = p_user FOR UPDATE;
+    SELECT "discord_id", "status"::text, "encrypted_key", "platform_id", "linked_at", "daily_cap_cents"
+      INTO discord_id, status, encrypted_key, platform_id, linked_at, daily_cap_cents
+      FROM "users" WHERE "id" = p_user FOR UPDATE;
   ELSE
-    SELECT "discord_id", "status"::text AS status, "encrypted_key", "platform_id", "linked_at",
-           "daily_cap_cents"
-      INTO u FROM "users" WHERE "id" = p_user FOR KEY SHARE;
+    SELECT "discord_id", "status"::text, "encrypted_key", "platform_id", "linked_at", "daily_cap_cents"
+      INTO discord_id, status, encrypted_key, platform_id, linked_at, daily_cap_cents
+      FROM "users" WHERE "id" = p_user FOR KEY SHARE;
   END IF;
-  -- What is decided without a reservation is committed without waiting for its flush (ADR 037):
-  -- nothing leaves the process before a flushed commit that follows it.
   IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM "watch_rules" WHERE "id" = p_rule AND "user_id" = p_user) THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-    RETURN QUERY SELECT 'not_armed'::text, NULL::integer, NULL::integer, NULL::integer, NULL::text,
-      NULL::json, NULL::text, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint,
-      NULL::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
-    RETURN;
-  END IF;
-  INSERT INTO "auto_buys" ("user_id", "rule_id", "listing_id", "mode", "item_name", "price_cents",
-                           "reference_cents", "exit_cents", "seen_at")
-  VALUES (p_user, p_rule, p_listing, p_mode, p_item, p_price, p_reference, p_exit, p_seen)
-  ON CONFLICT ("rule_id", "listing_id") DO NOTHING
-  RETURNING "id" INTO new_id;
-  IF new_id IS NULL THEN
-    PERFORM set_config('synchronous_commit', 'off', true);
-    RETURN QUERY SELECT 'seen'::text, NULL::integer, NULL::integer, NULL::integer, NULL::text,
-      NULL::json, NULL::text, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint,
-      NULL::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
-    RETURN;
-  END IF;
-  UPDATE "watch_rules" SET "arm_buys" = "arm_buys" + 1
-   WHERE "id" = p_rule AND "user_id" = p_user AND "arm_mode" = p_mode AND "enabled"
-     AND "arm_buys" < "arm_max_buys"
-  RETURNING "arm_buys", "arm_max_buys", "name", "arm_filters" INTO r;
-  IF NOT FOUND THEN
-    -- Not armed after all: the match is forgotten, so it is alerted as any other rule's would be.
-    DELETE FROM "auto_buys" WHERE "id" = new_id;
-    PERFORM set_config('synchronous_commit', 'off', true);
-    RETURN QUERY SELECT 'not_armed'::text, NULL::integer, NULL::integer, NULL::integer, NULL::text,
-      NULL::json, NULL::text, NULL::text, NULL::text, NULL::text, NULL::timestamptz, NULL::bigint,
-      NULL::text, NULL::integer, NULL::timestamptz, NULL::bigint, NULL::bigint;
-    RETURN;
-  END IF;
-  IF try_reserve AND r."arm_filters" IS NOT NULL AND r."arm_filters"::jsonb = p_filters
-     AND u.status = 'active' AND u."encrypted_key" IS NOT NULL AND u."daily_cap_cents" IS NOT NULL
-     AND (u."platform_id" IS NULL OR p_seller_platform IS DISTINCT FROM u."platform_id") THEN
-    SELECT * INTO res FROM "reserve_commitment"(p_user, p_key, 'auto_buy', p_listing,
-      ARRAY[p_listing], p_price, p_price, NULL, 'rule', p_rule);
+    claim := 'not_armed';
   ELSE
-    SELECT 'not_tried'::text AS outcome, NULL::integer AS purchase_id, NULL::timestamptz AS created,
-           NULL::bigint AS cap_cents, NULL::bigint AS spent_cents INTO res;
+    INSERT INTO "auto_buys" ("user_id", "rule_id", "listing_id", "mode", "item_name", "price_cents",
+                             "reference_cents", "exit_cents", "seen_at")
+    VALUES (p_user, p_rule, p_listing, p_mode, p_item, p_price, p_reference, p_exit, p_seen)
+    ON CONFLICT ("rule_id", "listing_id") DO NOTHING
+    RETURNING "id" INTO auto_buy_id;
+    IF auto_buy_id IS NULL THEN
+      claim := 'seen';
+    ELSE
+      UPDATE "watch_rules" SET "arm_buys" = "arm_buys" + 1
+       WHERE "id" = p_rule AND "user_id" = p_user AND "arm_mode" = p_mode AND "enabled"
+         AND "arm_buys" < "arm_max_buys"
+      RETURNING "arm_buys", "arm_max_buys", "name", "arm_filters"
+           INTO buy_number, max_buys, rule_name, arm_filters;
+      IF NOT FOUND THEN
+        -- Not armed after all: the match is forgotten, so it is alerted as any other rule's would be.
+        DELETE FROM "auto_buys" WHERE "id" = auto_buy_id;
+        auto_buy_id := NULL;
+        claim := 'not_armed';
+      ELSE
+        claim := 'ok';
+        reserve := 'not_tried';
+        IF try_reserve AND arm_filters IS NOT NULL AND arm_filters::jsonb = p_filters
+           AND status = 'active' AND encrypted_key IS NOT NULL AND daily_cap_cents IS NOT NULL
+           AND (platform_id IS NULL OR p_seller_platform IS DISTINCT FROM platform_id) THEN
+          SELECT rc.outcome, rc.purchase_id, rc.created, rc.cap_cents, rc.spent_cents
+            INTO reserve, purchase_id, created, cap_cents, spent_cents
+            FROM "reserve_commitment"(p_user, p_key, 'auto_buy', p_listing, ARRAY[p_listing],
+                                      p_price, p_price, NULL, 'rule', p_rule) AS rc;
+        END IF;
+      END IF;
+    END IF;
   END IF;
-  -- A reservation is flushed before its purchase request can leave; anything else need not be.
-  IF res.outcome <> 'ok' THEN
+  -- A reservation is flushed before its purchase request can leave. Anything else commits without
+  -- waiting for its flush (ADR 037): nothing leaves the process before a flushed commit after it.
+  IF reserve IS DISTINCT FROM 'ok' THEN
     PERFORM set_config('synchronous_commit', 'off', true);
   END IF;
-  RETURN QUERY SELECT 'ok'::text, new_id, r."arm_buys", r."arm_max_buys", r."name", r."arm_filters",
-    u."discord_id", u.status, u."encrypted_key", u."platform_id", u."linked_at", u."daily_cap_cents",
-    res.outcome, res.purchase_id, res.created, res.cap_cents, res.spent_cents;
+  RETURN NEXT;
 END
 $$;
