@@ -147,7 +147,7 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       seenAt: new Date(readAt),
       reserve: reserveNow
         ? {
-            idempotencyKey: reservationOf(purchase).idempotencyKey,
+            request: reservationOf(purchase),
             filters: hit.filters,
             sellerPlatformId: listing.seller?.platform_id ?? null,
           }

@@ -5,6 +5,7 @@ import { insertAlertsWithOutbox } from "../../src/db/repos/alerts.ts";
 import { claimAutoAccept } from "../../src/db/repos/autoAccept.ts";
 import { claimArmedMatch } from "../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
+import { reservationOf } from "../../src/spending/guard.ts";
 import { createLogger } from "../../src/log.ts";
 import { deleteUserData, previewDelete } from "../../src/privacy/index.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
@@ -146,7 +147,15 @@ describe("deleting a user's data", () => {
       exitCents: undefined,
       seenAt: new Date(),
       reserve: {
-        idempotencyKey: `auto:${victim.ruleId}:900719925474000`,
+        request: reservationOf({
+          userId: victim.userId,
+          kind: "auto_buy",
+          idempotencyKey: `auto:${victim.ruleId}:900719925474000`,
+          subjectId: "900719925474000",
+          unitPriceCents: 1_000,
+          totalCents: 1_000,
+          authority: { kind: "rule", ruleId: victim.ruleId },
+        }),
         filters: {},
         sellerPlatformId: null,
       },

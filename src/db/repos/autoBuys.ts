@@ -4,7 +4,7 @@ import { z } from "zod";
 import { Prisma, type AutoBuy } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
 import { centsFromDb, centsToDb, nullableCentsFromDb, outsideTransaction } from "../types.ts";
-import { reserveResultOf, type ReserveResult } from "./purchases.ts";
+import { reserveResultOf, type ReserveInput, type ReserveResult } from "./purchases.ts";
 import type { LinkStatus } from "./users.ts";
 
 export type ArmMode = "shadow" | "live";
@@ -123,11 +123,13 @@ export interface ClaimInput {
   exitCents: number | undefined;
   seenAt: Date;
   /**
-   * A live rule's purchase reserved in the same statement (at the listed price, as the rule's
-   * automatic buy): only when `filters`, which the caller checked the listing against, are the
-   * filters the owner confirmed at arming, and the owner's account may buy from this seller.
+   * A live rule's purchase reserved in the same statement: `request` is what reserve_commitment
+   * is asked for (the guard's reservationOf; the statement reserves an auto-buy of this listing at
+   * its price under this rule, and refuses any other request), only when `filters`, which the
+   * caller checked the listing against, are the filters the owner confirmed at arming, and the
+   * owner's account may buy from this seller.
    */
-  reserve?: { idempotencyKey: string; filters: unknown; sellerPlatformId: string | null } | undefined;
+  reserve?: { request: ReserveInput; filters: unknown; sellerPlatformId: string | null } | undefined;
 }
 
 /** The owner of a claimed match, read under their row lock in the claim's statement. */
@@ -193,12 +195,25 @@ const ClaimRow = z.object({
  */
 export async function claimArmedMatch(db: Db, c: ClaimInput): Promise<ClaimResult> {
   outsideTransaction(db, "an armed claim");
+  const r = c.reserve?.request;
+  if (
+    r !== undefined &&
+    (r.kind !== "auto_buy" ||
+      r.userId !== c.userId ||
+      r.subjectId !== c.listingId ||
+      r.totalCents !== c.priceCents ||
+      (r.unitPriceCents ?? r.totalCents) !== c.priceCents ||
+      r.authority?.kind !== "rule" ||
+      r.authority.ruleId !== c.ruleId)
+  ) {
+    throw new Error("an armed claim reserves only the rule's auto-buy of its listing at its price");
+  }
   const rows = await db.$queryRaw<unknown[]>`
     SELECT * FROM claim_armed_match(${c.userId}::integer, ${c.ruleId}::integer, ${c.listingId}::text,
       ${c.mode}::arm_mode, ${c.itemName}::text, ${centsToDb(c.priceCents)}::bigint,
       ${c.referenceCents === undefined ? null : centsToDb(c.referenceCents)}::bigint,
       ${c.exitCents === undefined ? null : centsToDb(c.exitCents)}::bigint, ${c.seenAt}::timestamptz,
-      ${c.reserve?.idempotencyKey ?? null}::text,
+      ${r?.idempotencyKey ?? null}::text,
       ${c.reserve === undefined ? null : JSON.stringify(c.reserve.filters)}::jsonb,
       ${c.reserve?.sellerPlatformId ?? null}::text)`;
   const row = ClaimRow.parse(rows[0]);
@@ -209,20 +224,7 @@ export async function claimArmedMatch(db: Db, c: ClaimInput): Promise<ClaimResul
   const reserved =
     c.reserve === undefined || row.reserve === null || row.reserve === "not_tried"
       ? undefined
-      : await reserveResultOf(
-          db,
-          {
-            userId: c.userId,
-            idempotencyKey: c.reserve.idempotencyKey,
-            kind: "auto_buy",
-            subjectId: c.listingId,
-            listingIds: [c.listingId],
-            unitPriceCents: c.priceCents,
-            totalCents: c.priceCents,
-            authority: { kind: "rule", ruleId: c.ruleId },
-          },
-          { ...row, outcome: row.reserve },
-        );
+      : await reserveResultOf(db, c.reserve.request, { ...row, outcome: row.reserve });
   return {
     ok: true,
     autoBuyId: row.auto_buy_id,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { armRule, claimArmedMatch, type ClaimInput } from "../../../src/db/repos/autoBuys.ts";
 import { createRule } from "../../../src/db/repos/rules.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
+import { reservationOf } from "../../../src/spending/guard.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 
 let db: TestDatabase;
@@ -52,6 +53,18 @@ async function armedTrader(opts: { dailyCapCents?: bigint | null; maxBuys?: numb
   return { userId: user.id, ruleId, platformId: `7656${seq}` };
 }
 
+/** What the auto-buyer asks the claim to reserve: the rule's auto-buy of the listing at its price. */
+const autoBuy = (t: { userId: number; ruleId: number }, listingId: string, priceCents = 1_000) =>
+  reservationOf({
+    userId: t.userId,
+    kind: "auto_buy",
+    idempotencyKey: `auto:${t.ruleId}:${listingId}`,
+    subjectId: listingId,
+    unitPriceCents: priceCents,
+    totalCents: priceCents,
+    authority: { kind: "rule", ruleId: t.ruleId },
+  });
+
 let listingSeq = 0;
 function match(t: { userId: number; ruleId: number }, extra: Partial<ClaimInput> = {}): ClaimInput {
   const listingId = `${880000000000000 + ++listingSeq}`;
@@ -65,7 +78,7 @@ function match(t: { userId: number; ruleId: number }, extra: Partial<ClaimInput>
     referenceCents: undefined,
     exitCents: undefined,
     seenAt: new Date(),
-    reserve: { idempotencyKey: `auto:${t.ruleId}:${listingId}`, filters: FILTERS, sellerPlatformId: "1234" },
+    reserve: { request: autoBuy(t, listingId), filters: FILTERS, sellerPlatformId: "1234" },
     ...extra,
   };
 }
@@ -102,11 +115,13 @@ describe("an armed match claimed and reserved in one statement", () => {
 
   it("GIVEN filters other than the confirmed ones (the rule edited since), the owner's own listing, or no daily cap WHEN the match is claimed THEN it is claimed with nothing reserved, and the rule and owner come back for the caller to decide", async () => {
     const edited = await armedTrader();
+    const m0 = match(edited);
     const other = await claimArmedMatch(
       db.prisma,
       match(edited, {
+        listingId: m0.listingId,
         reserve: {
-          idempotencyKey: `auto:${edited.ruleId}:x1`,
+          request: autoBuy(edited, m0.listingId),
           filters: { ...FILTERS, max_price: 90_000 },
           sellerPlatformId: null,
         },
@@ -119,7 +134,7 @@ describe("an armed match claimed and reserved in one statement", () => {
     const mine = await claimArmedMatch(db.prisma, {
       ...m,
       reserve: {
-        idempotencyKey: `auto:${own.ruleId}:${m.listingId}`,
+        request: autoBuy(own, m.listingId),
         filters: FILTERS,
         sellerPlatformId: own.platformId,
       },
