@@ -1,6 +1,7 @@
 // Snipe mode: what an armed rule does with a match, the moment the feed hands it on. Shadow
 // records and DMs what it would have bought; live buys at the exact listed price through the
-// spending guard, one buy at a time per user, never retried, and DMs what happened.
+// spending guard, each reserved on its own against the user's caps, never retried, and DMs what
+// happened.
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
@@ -78,25 +79,27 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   const now = deps.now ?? (() => new Date());
   const fees = deps.fees ?? DEFAULT_FEES;
   const live = { ...deps, log, now, fees };
-  /** Per user, the tail of their purchases: one buy at a time per user. */
-  const lanes = new Map<number, Promise<void>>();
   const inFlight = new Set<Promise<void>>();
   /** Per hit key, the work that ends with its outcome DM queued. */
   const outcomes = new Map<string, Promise<void>>();
 
-  function inLane(userId: number, fn: () => Promise<void>): Promise<void> {
-    const run = (lanes.get(userId) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    lanes.set(userId, tail);
-    void tail.then(() => {
-      if (lanes.get(userId) === tail) lanes.delete(userId);
+  /**
+   * Runs a claimed match's work, tracked until its outcome DM is queued. The purchases of one
+   * user run side by side like anyone's: each was reserved on its own against the user's caps,
+   * under their row lock, so none waits for another's answer to leave.
+   */
+  function start(key: string, run: () => Promise<void>): void {
+    const work = run().catch((error: unknown) => {
+      // Not even the outcome could be recorded (the database gone): logged, never the end of the
+      // process; a purchase already sent stays in the spending ledger for its reconciler.
+      log.error({ key, err: error }, "armed match's outcome not recorded");
     });
-    return tail;
-  }
-
-  function track(p: Promise<void>): void {
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
+    inFlight.add(work);
+    outcomes.set(key, work);
+    void work.finally(() => {
+      inFlight.delete(work);
+      if (outcomes.get(key) === work) outcomes.delete(key);
+    });
   }
 
   async function tell(userId: number, alert: AutoBuyAlert): Promise<void> {
@@ -207,16 +210,14 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
     return {
       taken: true,
       work: () =>
-        inLane(owner.id, () =>
-          buyArmedMatch(live, armed, finish).catch(async (error: unknown) => {
-            // A bug after the claim: say so rather than leave the user guessing.
-            log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
-            await finish("failed", {
-              detail: "an internal error stopped it; check /trades list",
-              spent: true,
-            });
-          }),
-        ),
+        buyArmedMatch(live, armed, finish).catch(async (error: unknown) => {
+          // A bug after the claim: say so rather than leave the user guessing.
+          log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
+          await finish("failed", {
+            detail: "an internal error stopped it; check /trades list",
+            spent: true,
+          });
+        }),
     };
   }
 
@@ -239,32 +240,27 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   return {
     async act(hits, readAt) {
       const taken = new Set<string>();
-      // Claims run side by side (each is one statement); the purchases then start at once.
-      const results = await Promise.all(
-        hits.map((hit) =>
-          one(hit, readAt).catch((error: unknown) => {
+      // Claims run side by side (each is one statement), and each purchase starts the moment its
+      // own claim is in: a page's slowest claim (one waiting on its owner's row) holds back no
+      // other purchase.
+      await Promise.all(
+        hits.map(async (hit) => {
+          let claimed: { taken: boolean; work?: () => Promise<void> };
+          try {
+            claimed = await one(hit, readAt);
+          } catch (error) {
             log.error(
               { ruleId: hit.ruleId, listingId: hit.listing.id, err: error },
               "armed match not claimed",
             );
-            return { taken: false } as { taken: boolean; work?: () => Promise<void> };
-          }),
-        ),
+            return;
+          }
+          if (!claimed.taken) return;
+          const key = hitKey(hit.ruleId, hit.listing.id);
+          taken.add(key);
+          if (claimed.work !== undefined) start(key, claimed.work);
+        }),
       );
-      results.forEach((r, i) => {
-        const hit = hits[i];
-        if (hit === undefined || !r.taken) return;
-        const key = hitKey(hit.ruleId, hit.listing.id);
-        taken.add(key);
-        if (r.work) {
-          const work = r.work();
-          track(work);
-          outcomes.set(key, work);
-          void work.finally(() => {
-            if (outcomes.get(key) === work) outcomes.delete(key);
-          });
-        }
-      });
       return taken;
     },
     async idle() {

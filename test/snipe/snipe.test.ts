@@ -1,5 +1,6 @@
 // Snipe mode end to end through Discord and the sandbox: armed rules buy (or, in shadow, record)
 // what they match the moment the feed reads it, inside the caps, once per listing, up to max_buys.
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import type { StoredMessage } from "../support/discord.ts";
@@ -172,6 +173,95 @@ describe("snipe mode through Discord", () => {
     await feed();
     await feed();
     expect(buys()).toBe(before.buys + 1);
+  });
+
+  it("GIVEN a rule armed live for two buys AND the marketplace slow to answer a purchase WHEN two listings it matches are read in one page THEN both purchase requests leave before either answer comes back, AND both are bought", async () => {
+    const item = uniqueItemName("side by side");
+    await rule(alice, "two at once", item, 40);
+    await armLive(alice, "two at once", 2);
+    const before = { buys: buys(), balance: balanceOf(alice) };
+    const answers: number[] = [];
+    const stop = bot.sandbox.control.onAnswer((route, status) => {
+      if (route === BUY && status === 200) answers.push(Date.now());
+    });
+    // Whichever purchase arrives first is answered 1.5 s late.
+    bot.sandbox.control.injectFault({
+      method: "POST",
+      path: "/listings/buy",
+      kind: "latency",
+      ms: 1_500,
+      times: 1,
+    });
+    try {
+      const listings = [
+        bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 }),
+        bot.sandbox.control.createListing({ market_hash_name: item, price: 1_200 }),
+      ];
+      await feed();
+      const matches = await bot.db.prisma.autoBuy.findMany({
+        where: { listingId: { in: listings.map((l) => l.id) } },
+      });
+      expect(matches.map((m) => m.outcome)).toEqual(["bought", "bought"]);
+      const sent = matches.map((m) => m.sentAt?.getTime() ?? Number.NaN);
+      expect(answers).toHaveLength(2);
+      // The second request did not wait for the first one's answer.
+      expect(Math.max(...sent)).toBeLessThan(Math.min(...answers));
+      expect(buys()).toBe(before.buys + 2);
+      expect(balanceOf(alice)).toBe(before.balance - 2_200);
+    } finally {
+      stop();
+      bot.sandbox.control.clearFaults();
+    }
+  });
+
+  it("GIVEN two users armed live AND one user's row held by another transaction WHEN one page holds a listing for each THEN the other user's purchase is sent and answered meanwhile, AND the held one buys once its row is free", async () => {
+    const free = uniqueItemName("row free");
+    const held = uniqueItemName("row held");
+    await rule(alice, "row free", free, 40);
+    await armLive(alice, "row free", 1);
+    await rule(bob, "row held", held, 40);
+    await armLive(bob, "row held", 1);
+    const bobRow = await bot.db.prisma.user.findUniqueOrThrow({ where: { discordId: bob.id } });
+    const holder = new pg.Client({ connectionString: bot.db.url });
+    await holder.connect();
+    let answered!: () => void;
+    const aliceAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const stop = bot.sandbox.control.onAnswer((route, status) => {
+      if (route === BUY && status === 200) answered();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [bobRow.id]);
+      const mine = bot.sandbox.control.createListing({ market_hash_name: free, price: 1_000 });
+      const theirs = bot.sandbox.control.createListing({ market_hash_name: held, price: 1_100 });
+      const cycle = engine().runFeedOnce();
+      await Promise.race([
+        aliceAnswered,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("alice's purchase waited for bob's claim")), 10_000);
+        }),
+      ]);
+      // Bob's claim is still waiting for his row: nothing of his is recorded yet.
+      expect(await bot.db.prisma.autoBuy.count({ where: { listingId: theirs.id } })).toBe(0);
+      await holder.query("COMMIT");
+      await cycle;
+      await engine().autoBuyer.idle();
+      const outcomes = await bot.db.prisma.autoBuy.findMany({
+        where: { listingId: { in: [mine.id, theirs.id] } },
+      });
+      expect(new Map(outcomes.map((o) => [o.listingId, o.outcome]))).toEqual(
+        new Map([
+          [mine.id, "bought"],
+          [theirs.id, "bought"],
+        ]),
+      );
+    } finally {
+      clearTimeout(timer);
+      stop();
+      await holder.query("ROLLBACK").catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it("GIVEN a live rule and a daily cap that is nearly used WHEN a match would pass it THEN the cap refuses the auto-buy, nothing is sent, AND the DM says why", async () => {
