@@ -46,6 +46,13 @@ export interface SnipeResult {
    * the bot started: each query's first use, JIT), ms each, in order; not in `reaction`.
    */
   coldReactions?: number[];
+  /**
+   * The reaction split at its claim's transaction start (the match's created_at, Postgres's
+   * clock on the same machine): page answered -> claim began (the app's own work and the wait
+   * for a pool connection), then claim began -> request left (the claim statement, its commit's
+   * flush when it reserved, and what runs before the request).
+   */
+  split?: { toClaim: Distribution; claimToRequest: Distribution };
   /** Listing created -> purchase request left (includes waiting for the next poll). */
   createdToRequest: Distribution;
   /** Purchase requests the sandbox answered (one per listing: none retried, none doubled). */
@@ -208,12 +215,15 @@ export async function runSnipe(postgres: BenchPostgres, opts: SnipeOptions): Pro
       outcome: string;
       seen_at: Date;
       sent_at: Date | null;
+      created_at: Date;
     }>(
-      "SELECT listing_id, outcome, seen_at, sent_at FROM auto_buys WHERE NOT (listing_id = ANY($1::text[]))",
+      "SELECT listing_id, outcome, seen_at, sent_at, created_at FROM auto_buys WHERE NOT (listing_id = ANY($1::text[]))",
       [warm.listingIds],
     );
     const reaction: number[] = [];
     const createdToRequest: number[] = [];
+    const toClaim: number[] = [];
+    const claimToRequest: number[] = [];
     const other: Record<string, number> = {};
     let bought = 0;
     for (const r of rows) {
@@ -221,6 +231,8 @@ export async function runSnipe(postgres: BenchPostgres, opts: SnipeOptions): Pro
       else other[r.outcome] = (other[r.outcome] ?? 0) + 1;
       if (r.sent_at === null) continue;
       reaction.push(r.sent_at.getTime() - r.seen_at.getTime());
+      toClaim.push(r.created_at.getTime() - r.seen_at.getTime());
+      claimToRequest.push(r.sent_at.getTime() - r.created_at.getTime());
       const at = created.get(r.listing_id);
       if (at !== undefined) createdToRequest.push(r.sent_at.getTime() - at);
     }
@@ -235,6 +247,7 @@ export async function runSnipe(postgres: BenchPostgres, opts: SnipeOptions): Pro
       otherOutcomes: other,
       reaction: distribution(reaction),
       coldReactions: warm.reactions,
+      split: { toClaim: distribution(toClaim), claimToRequest: distribution(claimToRequest) },
       createdToRequest: distribution(createdToRequest),
       buyRequests,
       cpuCoresUsed: round((cpu.user + cpu.system) / 1000 / wallMs, 2),
