@@ -4,6 +4,7 @@ import { LINK_FIRST, requireLinkedUser } from "../../src/accounts/requireLinkedU
 import { ensureUser, linkUser, markRevoked } from "../../src/db/repos/users.ts";
 import { UserFacingError } from "../../src/errors.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
+import { standInLink } from "../support/links.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -15,15 +16,7 @@ afterAll(async () => {
 
 let seq = 0;
 const discordId = () => `${910000000000000000n + BigInt(++seq)}`;
-const link = (id: string) =>
-  linkUser(db.prisma, {
-    discordId: id,
-    encryptedKey: `v1:abcd1234:iv:tag:ct${id}`,
-    keyId: "abcd1234",
-    keyFingerprint: "…a1b2",
-    platformId: "76561198000000000",
-    platformName: "trader",
-  }).then((o) => o.user);
+const link = (id: string) => linkUser(db.prisma, standInLink(id)).then((o) => o.user);
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   const err = await p.then(

@@ -21,6 +21,7 @@ import {
   RELEASE_MARGIN_MS,
 } from "../../src/spending/guard.ts";
 import { freshDatabase, type TestDatabase } from "../support/db.ts";
+import { standInLink } from "../support/links.ts";
 
 let db: TestDatabase;
 let seq = 0;
@@ -34,14 +35,10 @@ afterAll(async () => {
 
 async function linked(platformId = "76561198000000001"): Promise<UserRecord> {
   seq += 1;
-  const { user } = await linkUser(db.prisma, {
-    discordId: `${910000000000000000n + BigInt(seq)}`,
-    encryptedKey: `v1:abcd1234:iv:tag:ct${seq}`,
-    keyId: "abcd1234",
-    keyFingerprint: "…a1b2",
-    platformId,
-    platformName: "trader",
-  });
+  const { user } = await linkUser(
+    db.prisma,
+    standInLink(`${910000000000000000n + BigInt(seq)}`, { platformId }),
+  );
   return user;
 }
 
@@ -186,14 +183,13 @@ describe("an automatic write after a stop it did not see", () => {
       });
     await unlinkUser(db.prisma, user.id);
     await expect(buy(`auto:${ruleId}:1`)).rejects.toBeInstanceOf(AutomationStopped);
-    await linkUser(db.prisma, {
-      discordId: user.discordId,
-      encryptedKey: "v1:abcd1234:iv:tag:ctX",
-      keyId: "abcd1234",
-      keyFingerprint: "…a1b2",
-      platformId: "76561198000000077",
-      platformName: "trader",
-    });
+    await linkUser(
+      db.prisma,
+      standInLink(user.discordId, {
+        encryptedKey: "v1:abcd1234:iv:tag:ctX",
+        platformId: "76561198000000077",
+      }),
+    );
     await expect(buy(`auto:${ruleId}:2`)).rejects.toBeInstanceOf(AutomationStopped);
     expect(await db.prisma.purchase.count({ where: { userId: user.id } })).toBe(0);
   });
@@ -214,14 +210,14 @@ describe("an automatic write after a stop it did not see", () => {
     await expect(buy(1, 1_001)).rejects.toThrow("$10.00 ceiling you confirmed");
     await buy(2, 1_000);
     // A new key for the same, active account: automation goes on (the generation holds).
-    const { sameAccount } = await linkUser(db.prisma, {
-      discordId: user.discordId,
-      encryptedKey: "v1:abcd1234:iv:tag:ctY",
-      keyId: "abcd1234",
-      keyFingerprint: "…c3d4",
-      platformId: "76561198000000078",
-      platformName: "trader",
-    });
+    const { sameAccount } = await linkUser(
+      db.prisma,
+      standInLink(user.discordId, {
+        encryptedKey: "v1:abcd1234:iv:tag:ctY",
+        keyFingerprint: "…c3d4",
+        platformId: "76561198000000078",
+      }),
+    );
     expect(sameAccount).toBe(true);
     await buy(3, 900);
     await expect(buy(4, 200)).rejects.toThrow("already committed $19.00 of the $20.00");

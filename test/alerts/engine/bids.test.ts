@@ -14,10 +14,8 @@ let bobId: number;
 
 beforeAll(async () => {
   w = await startWorld();
-  alice = w.double.user("alice");
-  bob = w.double.user("bob");
-  aliceId = await w.linkUser(alice, w.demo("alice"));
-  bobId = await w.linkUser(bob, w.demo("bob"));
+  ({ user: alice, id: aliceId } = await w.linkDemo("alice"));
+  ({ user: bob, id: bobId } = await w.linkDemo("bob"));
 });
 
 afterAll(async () => {

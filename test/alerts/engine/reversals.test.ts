@@ -20,12 +20,8 @@ let engine: ReturnType<World["engine"]>;
 
 beforeAll(async () => {
   w = await startWorld();
-  alice = w.double.user("alice");
-  bob = w.double.user("bob");
-  aliceDemo = w.demo("alice");
-  bobDemo = w.demo("bob");
-  aliceId = await w.linkUser(alice, aliceDemo);
-  bobId = await w.linkUser(bob, bobDemo);
+  ({ user: alice, demo: aliceDemo, id: aliceId } = await w.linkDemo("alice"));
+  ({ user: bob, demo: bobDemo, id: bobId } = await w.linkDemo("bob"));
   engine = w.engine({ now: () => new Date(w.sandbox.control.now()) });
   await engine.runTradesOnce();
   await engine.runDeliveryOnce();

@@ -45,9 +45,7 @@ function reportingStates(market: MarketClient): MarketClient {
 
 beforeAll(async () => {
   w = await startWorld();
-  alice = w.double.user("alice");
-  aliceDemo = w.demo("alice");
-  aliceId = await w.linkUser(alice, aliceDemo);
+  ({ user: alice, demo: aliceDemo, id: aliceId } = await w.linkDemo("alice"));
 });
 
 afterAll(async () => {

@@ -43,6 +43,8 @@ export interface World {
   demo(name: string): DemoUser;
   /** A Discord user with a linked marketplace account (active key). */
   linkUser(discordUser: DoubleUser, market: DemoUser, settings?: Record<string, unknown>): Promise<number>;
+  /** The double's user and the sandbox's demo account of that name, linked: both and the row id. */
+  linkDemo(name: string): Promise<{ user: DoubleUser; demo: DemoUser; id: number }>;
   /** A Discord user without a linked key (enough for watch rules). */
   plainUser(discordUser: DoubleUser): Promise<number>;
   /** Stores a rule directly (the /watch command has its own tests). */
@@ -86,7 +88,7 @@ export async function startWorld(
   const sender = createDiscordAlertSender(client, logger);
   const engines: AlertEngine[] = [];
 
-  return {
+  const world: World = {
     sandbox,
     db,
     market,
@@ -114,6 +116,11 @@ export async function startWorld(
       const u = sandbox.users.find((d) => d.name === name);
       if (!u) throw new Error(`no sandbox user ${name}`);
       return u;
+    },
+    async linkDemo(name) {
+      const user = double.user(name);
+      const demo = world.demo(name);
+      return { user, demo, id: await world.linkUser(user, demo) };
     },
     async linkUser(discordUser, account, settings = {}) {
       // The sealed key is bound to the user's row: the row first, then its key.
@@ -158,6 +165,7 @@ export async function startWorld(
       await db.close();
     },
   };
+  return world;
 }
 
 /** A market_hash_name no seeded listing carries, so rules on it match only what a test creates. */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimAutoAccept, getAutoAccept, saveAutoAccept } from "../../../src/db/repos/autoAccept.ts";
 import { ensureUser, getUserById, linkUser, unlinkUser } from "../../../src/db/repos/users.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { standInLink } from "../../support/links.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -15,14 +16,8 @@ afterAll(async () => {
 
 const ON = { enabled: true, minPriceCents: null, itemContains: null };
 const SALE = { priceCents: 1000, itemName: "Rifle" };
-const KEY = {
-  encryptedKey: "v1:abcd1234:iv:tag:ct",
-  keyId: "abcd1234",
-  keyFingerprint: "…a1b2",
-  platformId: "76561198000000001",
-  platformName: "trader",
-};
-const linked = async (discordId: string) => (await linkUser(db.prisma, { ...KEY, discordId })).user;
+const linked = async (discordId: string) =>
+  (await linkUser(db.prisma, standInLink(discordId, { platformId: "76561198000000001" }))).user;
 
 describe("auto-accept repository", () => {
   it("GIVEN ten passes claiming the same sale at once WHEN they race THEN exactly one claim is granted", async () => {
@@ -58,7 +53,7 @@ describe("auto-accept repository", () => {
       await claimAutoAccept(db.prisma, user.id, "4", { priceCents: 500, itemName: "Old RIFLE" }),
     ).toBeDefined();
     // Another account linked: the generation moved on, so what was turned on does not carry over.
-    await linkUser(db.prisma, { ...KEY, discordId: user.discordId, platformId: "other" });
+    await linkUser(db.prisma, standInLink(user.discordId, { platformId: "other" }));
     await saveAutoAccept(
       db.prisma,
       user.id,

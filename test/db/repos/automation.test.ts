@@ -7,6 +7,7 @@ import { reserveSpend } from "../../../src/db/repos/purchases.ts";
 import { createRule } from "../../../src/db/repos/rules.ts";
 import { linkUser } from "../../../src/db/repos/users.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { standInLink } from "../../support/links.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -36,14 +37,10 @@ async function liveRule(userId: number, name: string, at: Date, budgetCents: num
 
 describe("an armed rule's committed money", () => {
   it("GIVEN auto-buys in every state, before and after arming WHEN the overview reads and a buy reserves THEN both count the same sum", async () => {
-    const { user } = await linkUser(db.prisma, {
-      discordId: "920000000000000001",
-      encryptedKey: "v1:abcd1234:iv:tag:ct",
-      keyId: "abcd1234",
-      keyFingerprint: "…a1b2",
-      platformId: "76561198000000001",
-      platformName: "trader",
-    });
+    const { user } = await linkUser(
+      db.prisma,
+      standInLink("920000000000000001", { platformId: "76561198000000001" }),
+    );
     // No caps of the user's own: only the rule's budget can refuse.
     await db.prisma.user.update({
       where: { id: user.id },

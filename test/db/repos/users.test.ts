@@ -16,6 +16,7 @@ import {
 } from "../../../src/db/repos/users.ts";
 import { trackBid } from "../../../src/db/repos/bids.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { standInLink } from "../../support/links.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -27,15 +28,7 @@ afterAll(async () => {
 
 let seq = 0;
 const discordId = () => `${900000000000000000n + BigInt(++seq)}`;
-const link = (id: string) =>
-  linkUser(db.prisma, {
-    discordId: id,
-    encryptedKey: `v1:abcd1234:iv:tag:ct${id}`,
-    keyId: "abcd1234",
-    keyFingerprint: "…a1b2",
-    platformId: "76561198000000000",
-    platformName: "trader",
-  }).then((o) => o.user);
+const link = (id: string) => linkUser(db.prisma, standInLink(id)).then((o) => o.user);
 
 describe("users repository", () => {
   it("GIVEN a new Discord user WHEN linked THEN the key, fingerprint and defaults are stored", async () => {
