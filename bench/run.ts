@@ -230,9 +230,11 @@ async function main(): Promise<void> {
   });
 
   const table = buildTable(scenarios);
+  const partial = only.size !== SCENARIOS.length;
   const file: ResultsFile = {
     generatedAt: new Date().toISOString(),
     mode: quick ? "quick" : "full",
+    ...(partial ? { rerun: [...only] } : {}),
     scenarios,
     table,
   };
@@ -242,9 +244,14 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${markdown}\n\n`);
   if (!quick) {
     const m = machineSetup();
-    const header =
-      `Last full run: ${file.generatedAt.slice(0, 16).replace("T", " ")} UTC, ${m.cores} cores (${m.cpu}), ` +
-      `${m.memoryGb} GB, Node ${m.node.replace(/^v/, "")}, ${m.platform}. Raw figures: [results.json](results.json).`;
+    const when =
+      `${file.generatedAt.slice(0, 16).replace("T", " ")} UTC, ${m.cores} cores (${m.cpu}), ` +
+      `${m.memoryGb} GB, Node ${m.node.replace(/^v/, "")}, ${m.platform}`;
+    // A run of some scenarios merges into the previous results: say so, not "full run".
+    const header = partial
+      ? `Rows from more than one run: ${[...only].join(", ")} re-run ${when}; the other rows from ` +
+        `earlier runs (each row's setup names its machine). Raw figures: [results.json](results.json).`
+      : `Last full run: ${when}. Raw figures: [results.json](results.json).`;
     if (
       !(await replaceSection(
         path.join(REPO_ROOT, "bench", "README.md"),
@@ -254,7 +261,10 @@ async function main(): Promise<void> {
     ) {
       progress("bench/README.md has no bench:results markers; table not written there");
     }
-    const summary = `${summaryTable(table)}\n\nMeasured on ${m.cores} cores, Node ${m.node.replace(/^v/, "")} (${file.generatedAt.slice(0, 10)}); setups, informative rows and how to run: [bench/README.md](bench/README.md).`;
+    const measured = partial
+      ? `Rows from more than one run (${[...only].join(", ")} re-run on ${file.generatedAt.slice(0, 10)}, ${m.cores} cores, Node ${m.node.replace(/^v/, "")})`
+      : `Measured on ${m.cores} cores, Node ${m.node.replace(/^v/, "")} (${file.generatedAt.slice(0, 10)})`;
+    const summary = `${summaryTable(table)}\n\n${measured}; setups, informative rows and how to run: [bench/README.md](bench/README.md).`;
     if (!(await replaceSection(path.join(REPO_ROOT, "README.md"), "bench:summary", summary))) {
       progress("README.md has no bench:summary markers; summary not written there");
     }

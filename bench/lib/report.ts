@@ -48,6 +48,8 @@ export interface TableRow {
 export interface ResultsFile {
   generatedAt: string;
   mode: "full" | "quick";
+  /** `--only`: the scenarios this run measured; the others are kept from earlier runs. */
+  rerun?: string[];
   scenarios: Scenarios;
   table: TableRow[];
 }
