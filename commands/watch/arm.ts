@@ -102,7 +102,7 @@ export async function runArm(
           {
             name: "Safety",
             value:
-              "The ceiling, the most it can spend, the rule as shown and your linked account are kept with the rule: raising a cap or editing the rule later never lets it buy more (arm again to confirm a change). One buy at a time; every buy is checked against your caps first; a purchase is never retried; an unclear outcome stays counted until it is found out. Unlinking or a refused key disarms it. Disarm any time with `/watch disarm`, `/automation` or the button on each DM.",
+              "The ceiling, the most it can spend, the rule as shown and your linked account are kept with the rule: raising a cap or editing the rule later never lets it buy more (arm again to confirm a change). Every buy is reserved against your caps before it is sent, so buys at the same moment never pass them together; a purchase is never retried; an unclear outcome stays counted until it is found out. Unlinking or a refused key disarms it. Disarm any time with `/watch disarm`, `/automation` or the button on each DM.",
           },
         ],
         footer: `This confirmation expires ${Math.round(CONFIRM_TTL_MS / 60_000)} minutes after it was shown.`,
