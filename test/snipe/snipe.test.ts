@@ -7,6 +7,7 @@ import type { StoredMessage } from "../support/discord.ts";
 import { answer, buttonId, isEphemeral, routeHits, textOf } from "../reliability/support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
 import { armRule } from "../../src/db/repos/autoBuys.ts";
+import { capsOf } from "../../src/spending/guard.ts";
 
 const BUY = "POST /listings/buy";
 
@@ -277,6 +278,36 @@ describe("snipe mode through Discord", () => {
     expect(textOf(refused[0] as StoredMessage)).toContain("$20.00 daily cap");
     expect(textOf(refused[0] as StoredMessage)).toContain("0 of 3 buys used; the rule stays armed");
     expect(buys()).toBe(before);
+    await settings(bob, { per_purchase_cap: "50", daily_cap: "200" });
+    await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
+  });
+
+  it("GIVEN a rule armed live for two buys AND a daily cap with room for one WHEN both its matches are read in one page THEN they are bought side by side yet exactly one is bought, the other refused by the cap", async () => {
+    const item = uniqueItemName("room for one");
+    await rule(bob, "room for one", item, 45);
+    await armLive(bob, "room for one", 2);
+    const bobRow = await bot.db.prisma.user.findUniqueOrThrow({ where: { discordId: bob.id } });
+    // Narrowed after arming (a later change may narrow automation, never widen it).
+    const cap = (await capsOf(bot.db.prisma, bobRow.id)).committedCents + 1_500;
+    await settings(bob, { per_purchase_cap: "50", daily_cap: (cap / 100).toFixed(2) });
+    const before = { buys: buys(), balance: balanceOf(bob) };
+    const listings = [
+      bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 }),
+      bot.sandbox.control.createListing({ market_hash_name: item, price: 1_100 }),
+    ];
+    await feed();
+    const outcomes = await bot.db.prisma.autoBuy.findMany({
+      where: { listingId: { in: listings.map((l) => l.id) } },
+    });
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual(["bought", "cap_refused"]);
+    expect(buys()).toBe(before.buys + 1);
+    expect((await capsOf(bot.db.prisma, bobRow.id)).committedCents).toBeLessThanOrEqual(cap);
+    const bought = listings.find((l) => outcomes.some((o) => o.listingId === l.id && o.outcome === "bought"));
+    expect(balanceOf(bob)).toBe(before.balance - (bought?.price ?? Number.NaN));
+    const refused = listings.find((l) => l.id !== bought?.id);
+    expect(
+      dmsAbout(bob, "Auto-buy refused by your cap").filter((m) => textOf(m).includes(refused?.id ?? "?")),
+    ).toHaveLength(1);
     await settings(bob, { per_purchase_cap: "50", daily_cap: "200" });
     await answer(bot.double.slash(bob, "watch disarm", { rule: "all" }));
   });
