@@ -88,8 +88,8 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
    * user run side by side like anyone's: each was reserved on its own against the user's caps,
    * under their row lock, so none waits for another's answer to leave.
    */
-  function start(key: string, run: () => Promise<void>): void {
-    const work = run().catch((error: unknown) => {
+  function start(key: string, running: Promise<void>): void {
+    const work = running.catch((error: unknown) => {
       // Not even the outcome could be recorded (the database gone): logged, never the end of the
       // process; a purchase already sent stays in the spending ledger for its reconciler.
       log.error({ key, err: error }, "armed match's outcome not recorded");
@@ -119,8 +119,10 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
     if (written.length > 0) deps.onAlertQueued?.();
   }
 
-  async function one(hit: ArmedHit, readAt: number): Promise<{ taken: boolean; work?: () => Promise<void> }> {
+  /** Claims the match and starts what it does; true when it took the match over from ordinary alerts. */
+  async function one(hit: ArmedHit, readAt: number): Promise<boolean> {
     const { listing, ruleId, mode } = hit;
+    const key = hitKey(ruleId, listing.id);
     const deal = dealOf(listing, fees, referencePriceOf);
     const ref = referencePriceOf(listing);
     const value = {
@@ -157,7 +159,7 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
         : undefined,
     });
     // Seen before: its outcome DM was written then. Not armed any more (or gone): an ordinary alert.
-    if (!claim.ok) return { taken: claim.reason === "seen" };
+    if (!claim.ok) return claim.reason === "seen";
     const { owner, rule } = claim;
     const base = {
       kind: "auto_buy" as const,
@@ -194,7 +196,8 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
     };
 
     if (mode === "shadow") {
-      return { taken: true, work: () => shadow(owner.id, listing, finish) };
+      start(key, shadow(owner.id, listing, finish));
+      return true;
     }
     const confirmed = rule.armFilters === null ? undefined : RuleFilters.safeParse(rule.armFilters);
     const armed: ArmedPurchase = {
@@ -207,18 +210,18 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       reserved: claim.reserved,
       readAt,
     };
-    return {
-      taken: true,
-      work: () =>
-        buyArmedMatch(live, armed, finish).catch(async (error: unknown) => {
-          // A bug after the claim: say so rather than leave the user guessing.
-          log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
-          await finish("failed", {
-            detail: "an internal error stopped it; check /trades list",
-            spent: true,
-          });
-        }),
-    };
+    start(
+      key,
+      buyArmedMatch(live, armed, finish).catch(async (error: unknown) => {
+        // A bug after the claim: say so rather than leave the user guessing.
+        log.error({ ...ctx, err: error }, "auto-buy failed unexpectedly");
+        await finish("failed", {
+          detail: "an internal error stopped it; check /trades list",
+          spent: true,
+        });
+      }),
+    );
+    return true;
   }
 
   /** Shadow: nothing is bought; the caps are checked as a live buy would be, without reserving. */
@@ -245,20 +248,14 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
       // other purchase.
       await Promise.all(
         hits.map(async (hit) => {
-          let claimed: { taken: boolean; work?: () => Promise<void> };
           try {
-            claimed = await one(hit, readAt);
+            if (await one(hit, readAt)) taken.add(hitKey(hit.ruleId, hit.listing.id));
           } catch (error) {
             log.error(
               { ruleId: hit.ruleId, listingId: hit.listing.id, err: error },
               "armed match not claimed",
             );
-            return;
           }
-          if (!claimed.taken) return;
-          const key = hitKey(hit.ruleId, hit.listing.id);
-          taken.add(key);
-          if (claimed.work !== undefined) start(key, claimed.work);
         }),
       );
       return taken;
