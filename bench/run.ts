@@ -244,12 +244,14 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${markdown}\n\n`);
   if (!quick) {
     const m = machineSetup();
+    const node = m.node.replace(/^v/, "");
+    const rerun = [...only].join(", ");
     const when =
       `${file.generatedAt.slice(0, 16).replace("T", " ")} UTC, ${m.cores} cores (${m.cpu}), ` +
-      `${m.memoryGb} GB, Node ${m.node.replace(/^v/, "")}, ${m.platform}`;
+      `${m.memoryGb} GB, Node ${node}, ${m.platform}`;
     // A run of some scenarios merges into the previous results: say so, not "full run".
     const header = partial
-      ? `Rows from more than one run: ${[...only].join(", ")} re-run ${when}; the other rows from ` +
+      ? `Rows from more than one run: ${rerun} re-run ${when}; the other rows from ` +
         `earlier runs (each row's setup names its machine). Raw figures: [results.json](results.json).`
       : `Last full run: ${when}. Raw figures: [results.json](results.json).`;
     if (
@@ -262,8 +264,8 @@ async function main(): Promise<void> {
       progress("bench/README.md has no bench:results markers; table not written there");
     }
     const measured = partial
-      ? `Rows from more than one run (${[...only].join(", ")} re-run on ${file.generatedAt.slice(0, 10)}, ${m.cores} cores, Node ${m.node.replace(/^v/, "")})`
-      : `Measured on ${m.cores} cores, Node ${m.node.replace(/^v/, "")} (${file.generatedAt.slice(0, 10)})`;
+      ? `Rows from more than one run (${rerun} re-run on ${file.generatedAt.slice(0, 10)}, ${m.cores} cores, Node ${node})`
+      : `Measured on ${m.cores} cores, Node ${node} (${file.generatedAt.slice(0, 10)})`;
     const summary = `${summaryTable(table)}\n\n${measured}; setups, informative rows and how to run: [bench/README.md](bench/README.md).`;
     if (!(await replaceSection(path.join(REPO_ROOT, "README.md"), "bench:summary", summary))) {
       progress("README.md has no bench:summary markers; summary not written there");
