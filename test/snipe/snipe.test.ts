@@ -49,6 +49,18 @@ async function armLive(user: BotUser, name: string, maxBuys: number): Promise<St
   return quote;
 }
 
+/** Two listings of `item` read in one feed cycle: them and their armed matches. */
+async function twoInOnePage(item: string, prices: readonly [number, number]) {
+  const listings = prices.map((price) =>
+    bot.sandbox.control.createListing({ market_hash_name: item, price }),
+  );
+  await feed();
+  const matches = await bot.db.prisma.autoBuy.findMany({
+    where: { listingId: { in: listings.map((l) => l.id) } },
+  });
+  return { listings, matches };
+}
+
 beforeAll(async () => {
   bot = await startQuietBot(["alice", "bob"]);
   ({ alice, bob } = bot.users);
@@ -194,14 +206,7 @@ describe("snipe mode through Discord", () => {
       times: 1,
     });
     try {
-      const listings = [
-        bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 }),
-        bot.sandbox.control.createListing({ market_hash_name: item, price: 1_200 }),
-      ];
-      await feed();
-      const matches = await bot.db.prisma.autoBuy.findMany({
-        where: { listingId: { in: listings.map((l) => l.id) } },
-      });
+      const { matches } = await twoInOnePage(item, [1_000, 1_200]);
       expect(matches.map((m) => m.outcome)).toEqual(["bought", "bought"]);
       const sent = matches.map((m) => m.sentAt?.getTime() ?? Number.NaN);
       expect(answers).toHaveLength(2);
@@ -291,14 +296,7 @@ describe("snipe mode through Discord", () => {
     const cap = (await capsOf(bot.db.prisma, bobRow.id)).committedCents + 1_500;
     await settings(bob, { per_purchase_cap: "50", daily_cap: (cap / 100).toFixed(2) });
     const before = { buys: buys(), balance: balanceOf(bob) };
-    const listings = [
-      bot.sandbox.control.createListing({ market_hash_name: item, price: 1_000 }),
-      bot.sandbox.control.createListing({ market_hash_name: item, price: 1_100 }),
-    ];
-    await feed();
-    const outcomes = await bot.db.prisma.autoBuy.findMany({
-      where: { listingId: { in: listings.map((l) => l.id) } },
-    });
+    const { listings, matches: outcomes } = await twoInOnePage(item, [1_000, 1_100]);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["bought", "cap_refused"]);
     expect(buys()).toBe(before.buys + 1);
     expect((await capsOf(bot.db.prisma, bobRow.id)).committedCents).toBeLessThanOrEqual(cap);
