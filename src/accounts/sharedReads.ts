@@ -36,6 +36,7 @@ interface Allowance {
 /** Methods whose calls count (each page is a call); the iterators page through the counted ones. */
 const COUNTED: Readonly<Record<string, RouteName>> = {
   searchListings: "searchListings",
+  searchListingPlaces: "searchListings",
   getListing: "getListing",
   getListingBids: "getListingBids",
   getSimilarListings: "getSimilarListings",

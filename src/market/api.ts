@@ -36,6 +36,7 @@ import type {
   BuyOrderAggregate,
   Listing,
   ListingPage,
+  ListingPlaces,
   Me,
   MyBuyOrdersPage,
   Offer,
@@ -131,6 +132,11 @@ export interface MarketClient {
 export interface MarketApi {
   // 4.1 market data
   searchListings(q?: SearchListingsQuery): Promise<ListingPage>;
+  /**
+   * searchListings for a reader that needs only some of the page whole (the feed: the listings
+   * newer than its mark): every element's place is read, a listing only when asked for (ADR 042).
+   */
+  searchListingPlaces(q?: SearchListingsQuery): Promise<ListingPlaces>;
   getListing(id: string): Promise<Listing>;
   getListingBids(id: string): Promise<Bid[]>;
   getSimilarListings(id: string): Promise<Listing[]>;

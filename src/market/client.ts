@@ -90,6 +90,49 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     return value;
   }
 
+  /**
+   * decode() for GET /listings read place first (ListingPlaces, ADR 042): the contract watch and
+   * the envelope see the whole answer at once; each listing is read whole only when asked for,
+   * and what does not read is reported then, as decode() reports a tolerant list's drops.
+   */
+  function decodePlaces(res: RawResponse, sample: { broad: boolean }): s.ListingPlaces {
+    const route = "searchListings";
+    const endpoint = endpointOf(route);
+    const body = jsonBodyOf(res);
+    watch.answer(route, res, body, sample);
+    const page = decodeStrict(route, res, s.ListingPageEnvelope, body);
+    const elements = new Map<s.ListingPlace, { element: unknown; index: number }>();
+    const unplaced: s.DroppedElement[] = [];
+    page.data.forEach((element, index) => {
+      const place = s.ListingPlace.safeParse(element);
+      if (place.success) elements.set(place.data, { element, index });
+      else unplaced.push(s.droppedElement("listing", index, place.error));
+    });
+    if (unplaced.length > 0) {
+      reportDropped(endpoint, unplaced);
+      watch.dropped(route, unplaced);
+    }
+    return {
+      places: [...elements.keys()],
+      cursor: page.cursor,
+      listings(at) {
+        const asked = at.flatMap((place) => elements.get(place) ?? []);
+        if (asked.length === 0) return [];
+        const listings: Listing[] = [];
+        const dropped: s.DroppedElement[] = [];
+        for (const { element, index } of asked) {
+          const { value, dropped: within } = s.collectDropped(() => s.Listing.safeParse(element));
+          dropped.push(...within);
+          if (value.success) listings.push(value.data);
+          else dropped.push(s.droppedElement("listing", index, value.error));
+        }
+        if (dropped.length > 0) reportDropped(endpoint, dropped);
+        watch.dropped(route, dropped);
+        return listings;
+      },
+    };
+  }
+
   function forKey(rawKey: string | undefined, bound: { priority?: Priority } = {}): MarketApi {
     const key = rawKey === undefined || rawKey === "" ? undefined : rawKey;
     const fingerprint = keyFingerprint(key);
@@ -122,17 +165,24 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       await call(route, params, opts);
     }
 
+    /** GET /listings' query, checked, and whether it samples the whole market (the contract watch's). */
+    function listingsQuery(q: req.SearchListingsQuery): { query: Query; broad: boolean } {
+      const query = checked("searchListings", req.SearchListingsQuery, q);
+      const { stickers, ...rest } = query;
+      return {
+        broad: ITEM_FILTERS.every((name) => query[name] === undefined),
+        query: {
+          ...rest,
+          stickers: stickers === undefined ? undefined : req.encodeStickerSelectors(stickers),
+        },
+      };
+    }
+
     const api: MarketApi = {
-      searchListings: async (q = {}) => {
-        const query = checked("searchListings", req.SearchListingsQuery, q);
-        const { stickers, ...rest } = query;
-        return json("searchListings", {}, s.ListingPage, {
-          broad: ITEM_FILTERS.every((name) => query[name] === undefined),
-          query: {
-            ...rest,
-            stickers: stickers === undefined ? undefined : req.encodeStickerSelectors(stickers),
-          },
-        });
+      searchListings: async (q = {}) => json("searchListings", {}, s.ListingPage, listingsQuery(q)),
+      searchListingPlaces: async (q = {}) => {
+        const { query, broad } = listingsQuery(q);
+        return decodePlaces(await call("searchListings", {}, { query }), { broad });
       },
       getListing: async (id) => {
         const listing = await json("getListing", { listing_id: id }, s.Listing);

@@ -14,6 +14,7 @@ export {
   SignedAmount,
   Timestamp,
   collectDropped,
+  droppedElement,
   tolerantArray,
 } from "./schemas/primitives.ts";
 export type { DroppedElement } from "./schemas/primitives.ts";

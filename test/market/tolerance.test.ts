@@ -1,7 +1,7 @@
 // The reading policy of ADR 011: tolerant where the live service varies, strict on ids and prices.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { MarketClient, MarketDroppedEvent } from "../../src/market/client.ts";
-import { testClient } from "./support/client.ts";
+import { rejectionOf, testClient } from "./support/client.ts";
 import { fixtures, startScriptedServer } from "./support/scriptedServer.ts";
 import type { ScriptedServer } from "./support/scriptedServer.ts";
 
@@ -76,6 +76,69 @@ describe("one unreadable element never fails a list", () => {
     await client.forKey(KEY).searchListings();
 
     expect(dropped).toEqual([]);
+  });
+});
+
+describe("a page of listings read place first (the feed's read)", () => {
+  const page = {
+    data: [
+      fixtures.listing("3", { created_at: "2026-11-28T10:00:03.000Z" }),
+      fixtures.listing("2", { created_at: "2026-11-28T10:00:02.000Z", price: "abc" }),
+      { id: "not-a-number", created_at: "2026-11-28T10:00:01.500Z", type: "buy_now", price: 1 },
+      fixtures.listing("1", { created_at: "2026-11-28T10:00:01.000Z" }),
+    ],
+    cursor: "next",
+  };
+
+  it("GIVEN a page with an unreadable price further down WHEN only the top listing is asked for THEN it is read whole and the other is never read nor reported", async () => {
+    server.on("GET", "/listings", { json: page });
+
+    const read = await client.forKey(KEY).searchListingPlaces({ sort_by: "most_recent" });
+    const top = read.listings(read.places.slice(0, 1));
+
+    expect(read.places.map((p) => [p.id, p.created_at])).toEqual([
+      ["3", "2026-11-28T10:00:03.000Z"],
+      ["2", "2026-11-28T10:00:02.000Z"],
+      ["1", "2026-11-28T10:00:01.000Z"],
+    ]);
+    expect(read.cursor).toBe("next");
+    expect(top.map((l) => [l.id, l.price, l.item.market_hash_name])).toEqual([
+      ["3", 1250, "Blade | Ocean Drift (Field-Tested)"],
+    ]);
+    // Only the element without a readable id is counted: it has no place on the page.
+    expect(dropped).toEqual([{ endpoint: "GET /listings", what: "listing", count: 1 }]);
+  });
+
+  it("GIVEN the same page WHEN every place is asked for THEN the unreadable listing is left out and counted, the rest come back in order", async () => {
+    server.on("GET", "/listings", { json: page });
+
+    const read = await client.forKey(KEY).searchListingPlaces();
+    dropped.length = 0;
+    const all = read.listings(read.places);
+
+    expect(all.map((l) => l.id)).toEqual(["3", "1"]);
+    expect(dropped).toEqual([{ endpoint: "GET /listings", what: "listing", count: 1 }]);
+  });
+
+  it("GIVEN a place from another page WHEN it is asked for THEN nothing is read for it", async () => {
+    server.on("GET", "/listings", { json: page }, { json: page });
+    const api = client.forKey(KEY);
+    const first = await api.searchListingPlaces();
+    const second = await api.searchListingPlaces();
+
+    expect(second.listings(first.places)).toEqual([]);
+    expect(second.listings(second.places.slice(0, 1)).map((l) => l.id)).toEqual(["3"]);
+  });
+
+  it("GIVEN an answer that is not a page WHEN read place first THEN it fails as an invalid answer, as searchListings does", async () => {
+    server.on("GET", "/listings", { json: { data: "nope" } }, { json: { data: "nope" } });
+    const api = client.forKey(KEY);
+
+    const placesFailure = await rejectionOf(api.searchListingPlaces());
+    const wholeFailure = await rejectionOf(api.searchListings());
+
+    expect(placesFailure).toMatchObject({ kind: "invalid_response", endpoint: "GET /listings" });
+    expect(wholeFailure).toMatchObject({ kind: "invalid_response", endpoint: "GET /listings" });
   });
 });
 

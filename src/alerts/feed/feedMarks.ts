@@ -1,6 +1,6 @@
 // Where the feed stands and how listings order against it: the mark, a walk back through a
 // backlog, isNewer and the oldest-first order, and the small page and walk comparisons.
-import type { Listing, ListingPage } from "../../market/schemas.ts";
+import type { ListingPlace } from "../../market/schemas.ts";
 
 /**
  * Where the feed stands: everything at or before it was handed on (or told as a gap). Usually a
@@ -43,7 +43,7 @@ function instant(text: string | undefined): number {
  * Strictly after the mark: by created_at when both have one, then by numeric id. Against a time
  * mark only created_at counts, and a listing created at that very instant is not after it.
  */
-export function isNewer(listing: Listing, mark: FeedMark): boolean {
+export function isNewer(listing: ListingPlace, mark: FeedMark): boolean {
   if (listing.id === mark.listingId) return false;
   const a = instant(listing.created_at);
   const b = instant(mark.createdAt);
@@ -54,7 +54,7 @@ export function isNewer(listing: Listing, mark: FeedMark): boolean {
 }
 
 /** Oldest first, in the order isNewer sees them. */
-export function compareListings(x: Listing, y: Listing): number {
+export function compareListings(x: ListingPlace, y: ListingPlace): number {
   const a = instant(x.created_at);
   const b = instant(y.created_at);
   if (!Number.isNaN(a) && !Number.isNaN(b) && a !== b) return a - b;
@@ -63,7 +63,7 @@ export function compareListings(x: Listing, y: Listing): number {
   return i === j ? 0 : i < j ? -1 : 1;
 }
 
-export function hasNext(page: ListingPage, cursor: string | undefined): boolean {
+export function hasNext(page: { cursor?: string | undefined }, cursor: string | undefined): boolean {
   return page.cursor !== undefined && page.cursor !== "" && page.cursor !== cursor;
 }
 
@@ -74,6 +74,6 @@ export function sameWalk(a: FeedWalk | undefined, b: FeedWalk | undefined): bool
   );
 }
 
-export function markOf(listing: Listing): FeedMark {
+export function markOf(listing: ListingPlace): FeedMark {
   return { listingId: listing.id, createdAt: listing.created_at };
 }

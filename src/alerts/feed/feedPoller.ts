@@ -2,7 +2,7 @@
 // Its types are in feedApi.ts, marks and their order in feedMarks.ts, its stored state in
 // feedState.ts, its pace in feedPace.ts.
 import { isMarketError } from "../../market/errors.ts";
-import type { Listing, ListingPage } from "../../market/schemas.ts";
+import type { Listing, ListingPlace, ListingPlaces } from "../../market/schemas.ts";
 import type { FeedCycleResult, FeedGap, FeedPoller, FeedPollerOptions, FeedStats } from "./feedApi.ts";
 import { BEGINNING, NO_LISTING, compareListings, hasNext, isNewer, markOf, sameWalk } from "./feedMarks.ts";
 import type { FeedMark, FeedWalk } from "./feedMarks.ts";
@@ -50,7 +50,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
   /** Whether the last failure was an outage that may end any moment (then the feed keeps probing). */
   let outage = false;
   /** The last cycle's first page, for gone detection; dropped when a cycle did not read one. */
-  let lastFirstPage: { listings: Listing[]; at: number } | undefined;
+  let lastFirstPage: { listings: readonly ListingPlace[]; at: number } | undefined;
   const stats: Omit<FeedStats, "nextDelayMs" | "mark" | "walk"> = {
     cycles: 0,
     failures: 0,
@@ -99,12 +99,14 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
     let failure: { error: unknown } | undefined;
     const fresh: Listing[] = [];
     const seen = new Set<string>();
-    let firstPage: ListingPage | undefined;
+    let firstPage: ListingPlaces | undefined;
     /** Wall-clock ms when this cycle's first page answered: armed rules measure from here. */
     let readAt: number | undefined;
 
-    const read = async (cursor: string | undefined): Promise<ListingPage> => {
-      const page = await api.searchListings({
+    // Read place first: of the listings on a page, only those newer than the mark are decoded
+    // whole, the few a cycle hands on, not the fifty it reads (ADR 042).
+    const read = async (cursor: string | undefined): Promise<ListingPlaces> => {
+      const page = await api.searchListingPlaces({
         sort_by: "most_recent",
         limit: PAGE_SIZE,
         ...(cursor === undefined ? {} : { cursor }),
@@ -114,23 +116,32 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       readAt ??= Date.now();
       return page;
     };
-    /** Takes a page's listings newer than the floor; reached: it met the floor. */
+    /**
+     * Takes a page's listings newer than the floor; reached: it met the floor. A new listing that
+     * does not read is left out (and reported) but still moves the mark: it is not read again.
+     */
     const take = (
-      page: ListingPage,
-    ): { reached: boolean; newest: Listing | undefined; oldest: Listing | undefined } => {
-      let newest: Listing | undefined;
-      let oldest: Listing | undefined;
-      for (const listing of page.data) {
-        if (!isNewer(listing, floor)) return { reached: true, newest, oldest };
-        // Live pages can shift while listings arrive, so one listing can show up on two pages.
-        if (!seen.has(listing.id)) {
-          seen.add(listing.id);
-          fresh.push(listing);
+      page: ListingPlaces,
+    ): { reached: boolean; newest: ListingPlace | undefined; oldest: ListingPlace | undefined } => {
+      let newest: ListingPlace | undefined;
+      let oldest: ListingPlace | undefined;
+      let reached = false;
+      const picked: ListingPlace[] = [];
+      for (const place of page.places) {
+        if (!isNewer(place, floor)) {
+          reached = true;
+          break;
         }
-        newest ??= listing;
-        oldest = listing;
+        // Live pages can shift while listings arrive, so one listing can show up on two pages.
+        if (!seen.has(place.id)) {
+          seen.add(place.id);
+          picked.push(place);
+        }
+        newest ??= place;
+        oldest = place;
       }
-      return { reached: false, newest, oldest };
+      fresh.push(...page.listings(picked));
+      return { reached, newest, oldest };
     };
     const giveUp = (w: FeedWalk, reason: FeedGap["reason"]) => {
       gap = { after: floor, before: w.last ?? w.top, reason };
@@ -143,7 +154,7 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       if (open !== undefined && now() - open.startedAt >= maxCatchUpMs) giveUp(open, "too_slow");
       while (open !== undefined && mayRead(pages)) {
         const w: FeedWalk = open;
-        let page: ListingPage;
+        let page: ListingPlaces;
         try {
           page = await read(w.cursor);
         } catch (error) {
@@ -168,15 +179,15 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
       if (open === undefined && mayRead(pages)) {
         const before = pages;
         let cursor: string | undefined;
-        let top: Listing | undefined;
-        let newestOverall: Listing | undefined;
-        let oldest: Listing | undefined;
+        let top: ListingPlace | undefined;
+        let newestOverall: ListingPlace | undefined;
+        let oldest: ListingPlace | undefined;
         let reached = false;
         try {
           for (;;) {
             const page = await read(cursor);
             if (cursor === undefined) firstPage = page;
-            newestOverall ??= page.data[0];
+            newestOverall ??= page.places[0];
             const got = take(page);
             top ??= got.newest;
             oldest = got.oldest ?? oldest;
@@ -258,19 +269,19 @@ export function createFeedPoller(opts: FeedPollerOptions): FeedPoller {
    * pace (a cycle without one, leadership that moved away and back) is not compared: the
    * departure time would be anyone's guess.
    */
-  async function reportGone(page: ListingPage | undefined): Promise<void> {
+  async function reportGone(page: ListingPlaces | undefined): Promise<void> {
     const previous = lastFirstPage;
     const t = now();
-    lastFirstPage = page === undefined ? undefined : { listings: page.data, at: t };
+    lastFirstPage = page === undefined ? undefined : { listings: page.places, at: t };
     if (page === undefined || previous === undefined) return;
     if (t - previous.at > maxIntervalMs * 2) return;
     if (opts.onMissing !== undefined) {
-      const missing = missingByPosition(previous.listings, page.data);
+      const missing = missingByPosition(previous.listings, page.places);
       if (missing.length > 0) opts.onMissing(missing);
     }
     if (opts.onGone === undefined) return;
     const gone = goneFromFeed(previous.listings, {
-      listings: page.data,
+      listings: page.places,
       complete: !hasNext(page, undefined),
     });
     if (gone.length === 0) return;

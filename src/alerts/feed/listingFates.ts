@@ -1,6 +1,6 @@
 // What became of alerted listings, from reads the bot makes anyway (the feed, single listing reads): plain data in and out.
 import type { FeeModel } from "../../market/fees.ts";
-import type { Listing } from "../../market/schemas.ts";
+import type { Listing, ListingPlace } from "../../market/schemas.ts";
 
 /** The state recorded when the feed saw a listing leave but not why (sold or delisted). */
 export const GONE = "gone";
@@ -30,7 +30,7 @@ export function fateOfListing(listing: Listing, readAt: Date): FateObservation |
 /** The newest-listings page of one feed cycle. */
 export interface FeedPageRead {
   /** Newest first, as the marketplace sent them. */
-  listings: readonly Listing[];
+  listings: readonly ListingPlace[];
   /** No page follows: the read holds every listing on the market, the oldest included. */
   complete: boolean;
 }
@@ -42,7 +42,7 @@ export interface FeedPageRead {
  * a listing missing from inside it has left the market. Anything the window cannot vouch for (no
  * created_at, at or below the boundary, an empty current page) is never called gone.
  */
-export function goneFromFeed(previous: readonly Listing[], current: FeedPageRead): string[] {
+export function goneFromFeed(previous: readonly ListingPlace[], current: FeedPageRead): string[] {
   if (current.listings.length === 0) return [];
   const present = new Set(current.listings.map((l) => l.id));
   let boundary = -Infinity;
@@ -72,7 +72,10 @@ export function goneFromFeed(previous: readonly Listing[], current: FeedPageRead
  * the service to keep the relative order of listings between two reads, so it is a hint (whose
  * sale to look for first), never recorded as a fate.
  */
-export function missingByPosition(previous: readonly Listing[], current: readonly Listing[]): string[] {
+export function missingByPosition(
+  previous: readonly ListingPlace[],
+  current: readonly ListingPlace[],
+): string[] {
   if (current.length === 0) return [];
   const before = new Set(previous.map((l) => l.id));
   const present = new Set(current.map((l) => l.id));
@@ -81,13 +84,13 @@ export function missingByPosition(previous: readonly Listing[], current: readonl
   const kept = Math.min(previous.length, current.length - newcomers);
   const missing: string[] = [];
   for (let i = 0; i < kept; i++) {
-    const l = previous[i] as Listing;
+    const l = previous[i] as ListingPlace;
     if (!present.has(l.id)) missing.push(l.id);
   }
   return missing;
 }
 
-function newestFirst(listings: readonly Listing[]): boolean {
+function newestFirst(listings: readonly ListingPlace[]): boolean {
   let last = Infinity;
   for (const l of listings) {
     const at = instant(l.created_at);

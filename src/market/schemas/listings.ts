@@ -209,6 +209,28 @@ export const ListingPage = z.preprocess(
 );
 export type ListingPage = z.infer<typeof ListingPage>;
 
+/** Where a listing stands on a page: what orders it and tells pages apart, read before the rest. */
+export const ListingPlace = z.object({ id: Id, created_at: opt(Timestamp) });
+export type ListingPlace = z.infer<typeof ListingPlace>;
+
+/** GET /listings with its listings left unread: the feed reads each one only when it is new (ADR 042). */
+export const ListingPageEnvelope = z.preprocess(
+  (v) => (Array.isArray(v) ? { data: v } : v),
+  z.object({ data: z.array(z.unknown()), cursor: opt(z.string()) }),
+);
+
+/**
+ * A page of GET /listings read place first. `places` are in the page's order (an element whose
+ * id or created_at does not read is left out and reported); `listings` decodes the listings at
+ * the places asked for, in that order, leaving out and reporting those that do not read, as the
+ * tolerant list of ListingPage would. Places of another page are ignored.
+ */
+export interface ListingPlaces {
+  readonly places: readonly ListingPlace[];
+  readonly cursor: string | undefined;
+  listings(at: readonly ListingPlace[]): Listing[];
+}
+
 export const StallPage = z.object({
   data: tolerantArray(Listing, "listing"),
   cursor: opt(z.string()),

@@ -32,6 +32,12 @@ export interface DroppedElement {
   readonly path: string;
 }
 
+/** The element `what` at `index` that did not parse: where its first issue lies, never a value. */
+export function droppedElement(what: string, index: number, error: z.ZodError): DroppedElement {
+  const first = error.issues[0];
+  return { what, index, path: first ? first.path.map(String).join(".") || "(root)" : "" };
+}
+
 // Parsing is synchronous, so one module-level sink scoped by collectDropped() is safe.
 let droppedSink: DroppedElement[] | undefined;
 
@@ -57,12 +63,8 @@ export function tolerantArray<T extends z.ZodType>(element: T, what: string) {
     const out: z.output<T>[] = [];
     items.forEach((item, index) => {
       const parsed = element.safeParse(item);
-      if (parsed.success) {
-        out.push(parsed.data);
-      } else {
-        const first = parsed.error.issues[0];
-        droppedSink?.push({ what, index, path: first ? first.path.map(String).join(".") || "(root)" : "" });
-      }
+      if (parsed.success) out.push(parsed.data);
+      else droppedSink?.push(droppedElement(what, index, parsed.error));
     });
     return out;
   });
@@ -77,8 +79,7 @@ export function lenient<T extends z.ZodType>(schema: T, what: string) {
       if (value === null || value === undefined) return undefined;
       const parsed = schema.safeParse(value);
       if (parsed.success) return parsed.data;
-      const first = parsed.error.issues[0];
-      droppedSink?.push({ what, index: 0, path: first ? first.path.map(String).join(".") || "(root)" : "" });
+      droppedSink?.push(droppedElement(what, 0, parsed.error));
       return undefined;
     });
 }
