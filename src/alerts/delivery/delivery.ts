@@ -123,7 +123,10 @@ export function createDeliveryWorker(opts: DeliveryOptions): DeliveryWorker {
     return tagOnce;
   };
   const batchSize = opts.batchSize ?? 50;
-  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  // A feed page's alerts go out together: a fifth watcher's DM must not wait for the first four
+  // answers and their bookkeeping. Discord's limits are kept by the global pacer and discord.js's
+  // per-route queues, not by this bound, which only keeps sockets and memory modest.
+  const concurrency = Math.max(1, opts.concurrency ?? 16);
   const retry = opts.retry ?? { maxAttempts: 8, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000 };
   const now = opts.now ?? (() => new Date());
   const totals: DeliveryStats = { runs: 0, lastRunAt: undefined, ...noDeliveries() };

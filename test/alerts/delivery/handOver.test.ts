@@ -96,4 +96,32 @@ describe("delivery hand-over", () => {
     }
     expect(part.handOver.claim()).toBeUndefined();
   });
+
+  it("GIVEN one page's alerts for twelve watchers handed over WHEN delivery sends them THEN all twelve are on their way before Discord answers any", async () => {
+    const discord = gatedSender();
+    const fates = createFateRecorder({ prisma: db.prisma, logger, now: () => new Date() });
+    const part: DeliveryPart = createDeliveryPart(
+      { prisma: db.prisma, sender: discord.sender, logger, deliveryIntervalMs: 600_000, workerId: "w-wide" },
+      { log: logger, now: () => new Date(), leading: () => true, fates },
+    );
+    try {
+      part.start();
+      await waitUntil(() => part.handOver.claim() !== undefined, 5_000, "the worker to be idle");
+      const alerts = [];
+      for (let i = 0; i < 12; i++) alerts.push(await listingAlertFor(`72000000000000011${i}`, `W${i}`));
+      const claim = part.handOver.claim() as NonNullable<ReturnType<DeliveryPart["handOver"]["claim"]>>;
+      const { claimed } = await writeAlertsFlushedLater(db.prisma, alerts, claim);
+      part.handOver.take(claimed, claim);
+
+      // Twelve watchers, twelve lanes: none waits for another's answer and bookkeeping.
+      await waitUntil(() => discord.at.gate === 12, 5_000, "every send to start");
+      expect(discord.sent).toHaveLength(0);
+      discord.open();
+      await waitUntil(() => part.stats().sent === 12, 5_000, "all sent");
+    } finally {
+      discord.open();
+      await part.stop();
+      await fates.close();
+    }
+  });
 });
