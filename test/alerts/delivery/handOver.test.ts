@@ -57,14 +57,20 @@ async function listingAlertFor(discordId: string, listingId: string) {
   };
 }
 
+/** Delivery's part for `workerId`, sending through a gated sender; its own timer never fires in a test. */
+function deliveryPart(workerId: string) {
+  const discord = gatedSender();
+  const fates = createFateRecorder({ prisma: db.prisma, logger, now: () => new Date() });
+  const part: DeliveryPart = createDeliveryPart(
+    { prisma: db.prisma, sender: discord.sender, logger, deliveryIntervalMs: 600_000, workerId },
+    { log: logger, now: () => new Date(), leading: () => true, fates },
+  );
+  return { discord, fates, part };
+}
+
 describe("delivery hand-over", () => {
   it("GIVEN delivery's part WHEN it is stopped, busy, kicked or still holding handed rows THEN an insert may not claim for it; once idle again it may", async () => {
-    const discord = gatedSender();
-    const fates = createFateRecorder({ prisma: db.prisma, logger, now: () => new Date() });
-    const part: DeliveryPart = createDeliveryPart(
-      { prisma: db.prisma, sender: discord.sender, logger, deliveryIntervalMs: 600_000, workerId: "w-hand" },
-      { log: logger, now: () => new Date(), leading: () => true, fates },
-    );
+    const { discord, fates, part } = deliveryPart("w-hand");
     try {
       expect(part.handOver.claim()).toBeUndefined();
       part.start();
@@ -98,12 +104,7 @@ describe("delivery hand-over", () => {
   });
 
   it("GIVEN one page's alerts for twelve watchers handed over WHEN delivery sends them THEN all twelve are on their way before Discord answers any", async () => {
-    const discord = gatedSender();
-    const fates = createFateRecorder({ prisma: db.prisma, logger, now: () => new Date() });
-    const part: DeliveryPart = createDeliveryPart(
-      { prisma: db.prisma, sender: discord.sender, logger, deliveryIntervalMs: 600_000, workerId: "w-wide" },
-      { log: logger, now: () => new Date(), leading: () => true, fates },
-    );
+    const { discord, fates, part } = deliveryPart("w-wide");
     try {
       part.start();
       await waitUntil(() => part.handOver.claim() !== undefined, 5_000, "the worker to be idle");
