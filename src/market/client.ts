@@ -85,9 +85,17 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
     const body = jsonBodyOf(res);
     watch.answer(route, res, body, sample);
     const { value, dropped } = s.collectDropped(() => decodeStrict(route, res, schema, body));
+    tellDropped(route, dropped);
+    return value;
+  }
+
+  /**
+   * What one read left out: logged and counted when anything was, and told to the contract watch
+   * (an empty list ends an unreadable drift).
+   */
+  function tellDropped(route: RouteName, dropped: readonly s.DroppedElement[]): void {
     if (dropped.length > 0) reportDropped(endpointOf(route), dropped);
     watch.dropped(route, dropped);
-    return value;
   }
 
   /**
@@ -97,38 +105,28 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
    */
   function decodePlaces(res: RawResponse, sample: { broad: boolean }): s.ListingPlaces {
     const route = "searchListings";
-    const endpoint = endpointOf(route);
     const body = jsonBodyOf(res);
     watch.answer(route, res, body, sample);
     const page = decodeStrict(route, res, s.ListingPageEnvelope, body);
-    const elements = new Map<s.ListingPlace, { element: unknown; index: number }>();
+    const elements = new Map<s.ListingPlace, { item: unknown; index: number }>();
     const unplaced: s.DroppedElement[] = [];
-    page.data.forEach((element, index) => {
-      const place = s.ListingPlace.safeParse(element);
-      if (place.success) elements.set(place.data, { element, index });
+    page.data.forEach((item, index) => {
+      const place = s.ListingPlace.safeParse(item);
+      if (place.success) elements.set(place.data, { item, index });
       else unplaced.push(s.droppedElement("listing", index, place.error));
     });
-    if (unplaced.length > 0) {
-      reportDropped(endpoint, unplaced);
-      watch.dropped(route, unplaced);
-    }
+    // Told only when something was left out: an empty report would end an unreadable drift on the
+    // strength of listings not read yet.
+    if (unplaced.length > 0) tellDropped(route, unplaced);
     return {
       places: [...elements.keys()],
       cursor: page.cursor,
       listings(at) {
         const asked = at.flatMap((place) => elements.get(place) ?? []);
         if (asked.length === 0) return [];
-        const listings: Listing[] = [];
-        const dropped: s.DroppedElement[] = [];
-        for (const { element, index } of asked) {
-          const { value, dropped: within } = s.collectDropped(() => s.Listing.safeParse(element));
-          dropped.push(...within);
-          if (value.success) listings.push(value.data);
-          else dropped.push(s.droppedElement("listing", index, value.error));
-        }
-        if (dropped.length > 0) reportDropped(endpoint, dropped);
-        watch.dropped(route, dropped);
-        return listings;
+        const { value, dropped } = s.collectDropped(() => s.readTolerantly(s.Listing, "listing", asked));
+        tellDropped(route, dropped);
+        return value;
       },
     };
   }

@@ -15,6 +15,7 @@ export {
   Timestamp,
   collectDropped,
   droppedElement,
+  readTolerantly,
   tolerantArray,
 } from "./schemas/primitives.ts";
 export type { DroppedElement } from "./schemas/primitives.ts";

@@ -59,15 +59,32 @@ export function collectDropped<T>(parse: () => T): { value: T; dropped: DroppedE
  * collectDropped) instead of failing the whole answer. Used for every list the service returns.
  */
 export function tolerantArray<T extends z.ZodType>(element: T, what: string) {
-  return z.array(z.unknown()).transform((items) => {
-    const out: z.output<T>[] = [];
-    items.forEach((item, index) => {
-      const parsed = element.safeParse(item);
-      if (parsed.success) out.push(parsed.data);
-      else droppedSink?.push(droppedElement(what, index, parsed.error));
-    });
-    return out;
-  });
+  return z.array(z.unknown()).transform((items) =>
+    readTolerantly(
+      element,
+      what,
+      items.map((item, index) => ({ item, index })),
+    ),
+  );
+}
+
+/**
+ * tolerantArray's reading of some elements of a list, each under its index in the list: those
+ * that do not parse are left out and reported to collectDropped (ListingPlaces reads a page's
+ * listings this way, only the ones asked for).
+ */
+export function readTolerantly<T extends z.ZodType>(
+  element: T,
+  what: string,
+  items: readonly { item: unknown; index: number }[],
+): z.output<T>[] {
+  const out: z.output<T>[] = [];
+  for (const { item, index } of items) {
+    const parsed = element.safeParse(item);
+    if (parsed.success) out.push(parsed.data);
+    else droppedSink?.push(droppedElement(what, index, parsed.error));
+  }
+  return out;
 }
 
 /** An optional nested object that must not take its parent down: unreadable reads as absent. */
