@@ -52,29 +52,28 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     );
   }
 
-  try {
-    if (opts.migrate ?? true) await migrate(url, opts.logger);
-  } catch (err) {
-    await server?.stop().catch(() => undefined);
-    throw err;
-  }
-
   const { prisma, pool } = createPrismaClient(url, log, opts.poolMax ?? 10);
   let closing: Promise<void> | undefined;
-  return {
-    prisma,
-    url,
-    embedded: server !== undefined,
-    pool,
-    close() {
-      closing ??= (async () => {
-        await prisma.$disconnect().catch((err: unknown) => log.warn({ err }, "prisma disconnect failed"));
-        await pool.end().catch((err: unknown) => log.warn({ err }, "closing the pool failed"));
-        await server?.stop();
-      })();
-      return closing;
-    },
+  const close = () => {
+    closing ??= (async () => {
+      await prisma.$disconnect().catch((err: unknown) => log.warn({ err }, "prisma disconnect failed"));
+      await pool.end().catch((err: unknown) => log.warn({ err }, "closing the pool failed"));
+      await server?.stop();
+    })();
+    return closing;
   };
+  // The client's engine starts (its query compiler loads) beside the migrations, not on the
+  // first query: at start that query is on the way to "running", the migrations mostly wait.
+  const [migrated, connected] = await Promise.allSettled([
+    (opts.migrate ?? true) ? migrate(url, opts.logger) : Promise.resolve(),
+    prisma.$connect(),
+  ]);
+  const failed = [migrated, connected].find((r) => r.status === "rejected");
+  if (failed !== undefined) {
+    await close().catch(() => undefined);
+    throw failed.reason;
+  }
+  return { prisma, url, embedded: server !== undefined, pool, close };
 }
 
 /**
