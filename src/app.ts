@@ -38,6 +38,8 @@ export interface AppOverrides {
   readonly marketBaseUrl?: string;
   /** An open database the app uses but does not close (tests). */
   readonly database?: Database;
+  /** A database being opened for this app (main.ts starts it while the app loads); the app closes it. */
+  readonly opening?: Promise<Database>;
   /** Replaces the command list (default: commands/index.ts). */
   readonly commands?: readonly CommandModule[];
   /** Added to the command list (test-only commands). */
@@ -113,7 +115,7 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
 
   try {
     const metrics = createMetrics({ logger });
-    const database = overrides.database ?? (await openDatabase({ config, logger }));
+    const database = overrides.database ?? (await (overrides.opening ?? openDatabase({ config, logger })));
     if (!overrides.database) closers.push({ name: "database", close: () => database.close() });
     metrics.watchOutbox(() => outboxDepth(database.prisma));
     metrics.watchDatabase(() => ping(database.prisma));

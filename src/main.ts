@@ -3,11 +3,11 @@
 // First, before any library loads: empty variables are removed from the environment.
 import "./config/emptyMeansUnset.ts";
 import { fileURLToPath } from "node:url";
-import { createApp } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import type { Database } from "./db/index.ts";
 import { hasEmbeddedPostgres } from "./db/embedded.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { SHARD_PROCESS_FLAG, startShardManager, type ShardManagerHandle } from "./sharding.ts";
+import { SHARD_PROCESS_FLAG } from "./shardFlag.ts";
 import { installShutdown } from "./shutdown.ts";
 import { PortUnavailableError } from "./util/listen.ts";
 
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   }
 
   let running: { stop(): Promise<void> } | undefined;
+  let opening: Promise<Database> | undefined;
   // Installed before the start: a SIGTERM while connecting still stops cleanly.
   let starting: Promise<{ stop(): Promise<void> }> | undefined;
   installShutdown({
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
     stop: async () => {
       await (starting ?? Promise.resolve(undefined)).catch(() => undefined);
       await running?.stop();
+      // Stopped while the app's modules were still loading: the database opened early still closes.
+      await closeUnused(opening);
     },
   });
   try {
@@ -68,12 +71,21 @@ async function main(): Promise<void> {
       announcePlayground(started, logger);
       return;
     }
-    const app = createApp(config, { logger });
+    // The database layer loads first, and the database opens (the embedded server starts,
+    // migrations run) while the rest of the app loads: the server's start waits on other
+    // processes, the loading on this one's CPU. Marked handled here; createApp awaits it.
+    const { openDatabase } = await import("./db/index.ts");
+    const database = openDatabase({ config, logger });
+    database.catch(() => undefined);
+    opening = database;
+    const { createApp } = await import("./app.ts");
+    const app = createApp(config, { logger, opening: database });
     starting = app;
     const started = await app;
     running = started;
     log.info({ healthUrl: `${started.http.url}/healthz` }, "the bot is running; press Ctrl+C to stop");
   } catch (error) {
+    await closeUnused(opening);
     if (error instanceof ConfigError || error instanceof PortUnavailableError) {
       process.stderr.write(`${error.message}\n`);
     } else {
@@ -83,14 +95,22 @@ async function main(): Promise<void> {
   }
 }
 
+/** Closes a database opened early (idempotent: the app may have closed it already). */
+async function closeUnused(opening: Promise<Database> | undefined): Promise<void> {
+  await opening?.then((database) => database.close()).catch(() => undefined);
+}
+
 async function runShardManager(config: Config, logger: Logger): Promise<void> {
   const log = logger.child({ module: "main" });
-  const starting: Promise<ShardManagerHandle> = startShardManager({
-    config,
-    logger,
-    entry: fileURLToPath(import.meta.url),
-    execArgv: process.execArgv,
-  });
+  // Imported only here: discord.js's ShardingManager is not on the single process's path.
+  const starting = import("./sharding.ts").then(({ startShardManager }) =>
+    startShardManager({
+      config,
+      logger,
+      entry: fileURLToPath(import.meta.url),
+      execArgv: process.execArgv,
+    }),
+  );
   installShutdown({
     logger,
     stop: async () => {

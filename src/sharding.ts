@@ -5,9 +5,7 @@ import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { ConfigError, type Config } from "./config/index.ts";
 import { startHttpServer, type HttpServer } from "./http/server.ts";
 import type { Logger } from "./log.ts";
-
-/** The argument the manager gives its shard processes, so main.ts runs the bot instead of another manager. */
-export const SHARD_PROCESS_FLAG = "--shard";
+import { SHARD_PROCESS_FLAG } from "./shardFlag.ts";
 
 export interface ShardManagerOptions {
   readonly config: Config;

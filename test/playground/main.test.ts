@@ -103,7 +103,7 @@ describe("npm start", () => {
     expect((await bot.exited).code).toBe(0);
   }, 60_000);
 
-  it("GIVEN a DISCORD_TOKEN WHEN npm start runs THEN the bot connects to that Discord and no playground module is loaded or port opened", async () => {
+  it("GIVEN a DISCORD_TOKEN WHEN npm start runs THEN the bot connects to that Discord, no playground module is loaded or port opened, and the database layer loads before the rest of the app", async () => {
     const double: DiscordDouble = await startDiscordDouble();
     try {
       const port = await freePort();
@@ -126,6 +126,12 @@ describe("npm start", () => {
       const urls = await loaded("token.trace");
       expect(urls.some((u) => u.endsWith("/src/main.ts"))).toBe(true);
       expect(fromPlayground(urls)).toEqual([]);
+      // The database opens while the rest of the app loads: its layer comes before the app and discord.js.
+      const firstOf = (part: string) => urls.findIndex((u) => u.includes(part));
+      const databaseLayer = firstOf("/src/db/index.ts");
+      expect(databaseLayer).toBeGreaterThan(-1);
+      expect(databaseLayer).toBeLessThan(firstOf("/src/app.ts"));
+      expect(databaseLayer).toBeLessThan(firstOf("/node_modules/discord.js/"));
       bot.child.kill("SIGTERM");
       expect((await bot.exited).code).toBe(0);
     } finally {
