@@ -7,6 +7,7 @@ import { startDiscordDouble } from "../src/playground/discord/index.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
 import { distribution, progress, round, type Distribution } from "./lib/common.ts";
 import { MAIN_TS, spawnChild, TSX_LOADER, type ChildRun } from "./lib/processes.ts";
+import { productionNodeFlags } from "./memory.ts";
 
 export interface StartRun {
   kind: "cold" | "warm";
@@ -26,6 +27,8 @@ export interface StartRun {
 }
 
 export interface StartResult {
+  /** Node's flags of every start: `npm start`'s (older results have none). */
+  nodeFlags?: string[];
   runs: StartRun[];
   cold: Distribution;
   warm: Distribution;
@@ -33,11 +36,15 @@ export interface StartResult {
 
 const READY = "the bot is running; press Ctrl+C to stop";
 
-async function startOnce(kind: "cold" | "warm", env: Record<string, string>, cwd: string): Promise<StartRun> {
-  // `node --import tsx`, the process the tsx CLI would start, without the CLI around it: on a loaded
-  // machine the CLI SIGKILLs its child when the child's signal acknowledgement takes over 30 ms,
-  // which would leave the embedded server running and turn the next "warm" start into a reuse.
-  const child: ChildRun = spawnChild(["--import", TSX_LOADER, MAIN_TS], env, cwd);
+async function startOnce(
+  kind: "cold" | "warm",
+  env: Record<string, string>,
+  cwd: string,
+  flags: readonly string[],
+): Promise<StartRun> {
+  // `node <npm start's flags> --import tsx`, the process `npm start` runs, without npm around it
+  // (its own start is not the bot's).
+  const child: ChildRun = spawnChild([...flags, "--import", TSX_LOADER, MAIN_TS], env, cwd);
   try {
     const ready = await child.waitFor((l) => l.msg === READY, 180_000, "the bot to be running");
     const database = child.lines.find(
@@ -67,6 +74,7 @@ export async function runStartup(opts: { warmRuns: number; coldRuns: number }): 
   const sandbox = await startSandbox({ rateLimit: false });
   const runs: StartRun[] = [];
   const folders: string[] = [];
+  const flags = await productionNodeFlags("tsx");
   try {
     for (let c = 0; c < opts.coldRuns; c++) {
       // The working folder holds the data folder: no .env of the repository leaks in.
@@ -83,13 +91,14 @@ export async function runStartup(opts: { warmRuns: number; coldRuns: number }): 
         NODE_ENV: "production",
       };
       progress(`start: cold start ${c + 1}/${opts.coldRuns} (fresh data folder, embedded initdb)`);
-      runs.push(await startOnce("cold", env, cwd));
+      runs.push(await startOnce("cold", env, cwd, flags));
       for (let w = 0; w < opts.warmRuns; w++) {
         progress(`start: warm start ${w + 1}/${opts.warmRuns} (same data folder)`);
-        runs.push(await startOnce("warm", env, cwd));
+        runs.push(await startOnce("warm", env, cwd, flags));
       }
     }
     return {
+      nodeFlags: flags,
       runs,
       cold: distribution(runs.filter((r) => r.kind === "cold").map((r) => r.readyMs)),
       warm: distribution(runs.filter((r) => r.kind === "warm").map((r) => r.readyMs)),

@@ -281,7 +281,7 @@ function startRows(r: ScenarioRecord<StartResult>): TableRow[] {
   return [
     {
       measure: "Cold start to ready (fresh data folder)",
-      setup: `src/main.ts under tsx, embedded Postgres initdb + migrations + key file + Discord login (local double)${notFresh > 0 ? `; ${notFresh} did not run initdb` : ""}; ${machineText(r)}`,
+      setup: `src/main.ts under tsx${s.nodeFlags === undefined ? "" : ` (\`node ${[...s.nodeFlags, "--import tsx"].join(" ")}\`, \`npm start\`)`}, embedded Postgres initdb + migrations + key file + Discord login (local double)${notFresh > 0 ? `; ${notFresh} did not run initdb` : ""}; ${machineText(r)}`,
       target: "—",
       measured: cold.map((x) => `${s1(x.readyMs)} (${phases(x)})`).join("; "),
       met: null,
