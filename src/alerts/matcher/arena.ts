@@ -24,6 +24,11 @@ export class Arena {
   data: Float64Array;
   /** The same memory as 32-bit integers: a bound-decided entry's price ceiling and code (axes.ts' pair). */
   words: Int32Array;
+  /**
+   * Bumped whenever a region is placed, freed or moved: an offset read from a tenant holds while
+   * this is unchanged (the index keeps a listing name's region offsets, index.ts' routes).
+   */
+  moves = 0;
   private used = 1;
   private live = 0;
   private readonly tenants = new Set<ArenaTenant>();
@@ -37,6 +42,7 @@ export class Arena {
   place(tenant: ArenaTenant, d: Float64Array): void {
     this.free(tenant);
     if (d.length === 0) return;
+    this.moves++;
     if (this.used + d.length > this.data.length) this.makeRoom(d.length);
     tenant.at = this.used;
     tenant.length = d.length;
@@ -49,6 +55,7 @@ export class Arena {
   /** Frees the tenant's region; it reads as empty (EMPTY_AT) until placed again. */
   free(tenant: ArenaTenant): void {
     if (tenant.length === 0) return;
+    this.moves++;
     this.live -= tenant.length;
     this.tenants.delete(tenant);
     tenant.at = EMPTY_AT;
@@ -74,6 +81,7 @@ export class Arena {
 
   /** Copies every live region, in the order they were placed, to the start of a new array of `size`. */
   private compact(size: number): void {
+    this.moves++;
     const old = this.data;
     const data = new Float64Array(size);
     let at = 1;

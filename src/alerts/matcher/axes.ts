@@ -1,4 +1,4 @@
-// The matcher's axes: the bound a rule is filed by within its bucket, which rules that bound alone decides, and the scans that stop at the first rule a listing fails.
+// The matcher's axes: the bound a rule is filed by within its bucket, which rules that bound alone decides, and the full entries' scan that stops at the first rule a listing fails (scan.ts scans the others).
 import { DEAL_AXIS_PREFERENCE, DEAL_BOUND_IS_MAX, dealLimit, meetsDealBound } from "../rules/dealFilters.ts";
 import { discountFloor, meetsDiscount, type ListingFacts } from "../rules/ruleFilters.ts";
 import {
@@ -21,7 +21,7 @@ import {
   REF_LIMIT,
   type RuleSlots,
 } from "./slots.ts";
-import type { MatchIds } from "./matchIds.ts";
+import { fitsPair, P, PAIR_AT, PN, PRICE_STRIDE } from "./scan.ts";
 
 /** What a bucket's key already decides for every rule in it (index.ts sets it per kind of bucket). */
 export const IMPLIES_DEF = 1;
@@ -45,7 +45,7 @@ export const WAIT_PURE = 5;
  * Settled, a list keeps its bound-decided entries in two parts: those with a float range
  * (PART_FLOAT: bound, pair, lowest float, highest float) and the two thirds without one
  * (PART_PLAIN: bound, pair), where the pair is one double's 8 bytes read as two 32-bit integers
- * (the arena's `words`): the code and the price ceiling in cents (PRICE_NONE: none). A scan is
+ * (the arena's `words`): the code and the price ceiling in cents (scan.ts). A scan is
  * bound by memory at a million rules, and reads integers where it tests integers: 16 bytes a plain
  * entry where three doubles took 24 and a double code cost a conversion per hit.
  */
@@ -53,29 +53,6 @@ export const PART_PLAIN = 0;
 export const PART_FLOAT = 1;
 export const PART_FULL = 2;
 export const PARTS = 3;
-/**
- * The scan's fixed numbers: numbers per entry of a plain part and of a float part, where the pair
- * and the float range sit, and a code's kind bits (slots.ts' KIND_BITS; the matcher's tests fail
- * when the two differ). An enum because each use of one is a literal once transpiled, where each
- * use of a module constant is, in optimised code, a load and a check: the scan used a dozen per
- * entry.
- */
-const enum Stride {
-  PRICE = 1,
-  PLAIN = 2,
-  FLOAT = 4,
-}
-const enum At {
-  PAIR = 1,
-  MIN_FLOAT = 2,
-  MAX_FLOAT = 3,
-}
-const enum Code {
-  KIND_BITS = 4,
-  KIND_MASK = 15,
-}
-export const PN: number = Stride.PLAIN;
-export const P: number = Stride.FLOAT;
 export const STRIDES: readonly number[] = [PN, P, E];
 /**
  * Numbers per entry of a part of a list on an axis. A plain entry on the price axis is its pair
@@ -83,54 +60,10 @@ export const STRIDES: readonly number[] = [PN, P, E];
  * pair's price as the bound. The commonest rule (an item under a price) is this entry.
  */
 export const strideOf = (axis: number, part: number): number =>
-  axis === AX_PRICE && part === PART_PLAIN ? Stride.PRICE : (STRIDES[part] as number);
+  axis === AX_PRICE && part === PART_PLAIN ? PRICE_STRIDE : (STRIDES[part] as number);
 /** Where an entry's pair sits in it (the price axis' plain entries are their pair). */
 export const pairOffsetOf = (axis: number, part: number): number =>
-  strideOf(axis, part) === Stride.PRICE ? 0 : At.PAIR;
-/**
- * The pair's price for "no ceiling", and the ceilings a pair holds (0 to PRICE_NONE - 1 cents,
- * about $21 million; a higher ceiling makes the rule a full entry). Below 0x7ff00000, so the pair
- * as a double is never a NaN: copied as a number, its bits survive.
- */
-const PRICE_NONE = 0x7fefffff;
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-/**
- * Which word of a pair holds the code: the low one, so the price, always small, sits where a
- * double's exponent is. The price is the other word: the code's index xor 1. A scan reads this
- * once, into a local.
- */
-const CODE_WORD = LITTLE_ENDIAN ? 0 : 1;
-
-/** Writes a pair (code, price ceiling) as the double at `o` of a list whose words are `w`. */
-export function writePair(w: Int32Array, o: number, code: number, maxPrice: number): void {
-  const at = (o << 1) | CODE_WORD;
-  w[at] = code;
-  w[at ^ 1] = maxPrice === Infinity ? PRICE_NONE : maxPrice;
-}
-
-/** The price ceiling of the pair at double `o` (Infinity: none), as a header's first bound holds it. */
-export function pairCeiling(w: Int32Array, o: number): number {
-  const price = w[((o << 1) | CODE_WORD) ^ 1] as number;
-  return price === PRICE_NONE ? Infinity : price;
-}
-
-const PAIR_SCRATCH = new Float64Array(1);
-const PAIR_WORDS = new Int32Array(PAIR_SCRATCH.buffer);
-/** The code of a pair read as a number (the double after a bound-decided entry's bound). */
-export function codeOfPair(pair: number): number {
-  PAIR_SCRATCH[0] = pair;
-  return PAIR_WORDS[CODE_WORD] as number;
-}
-
-/** Whether a price ceiling fits a pair (else the rule is a full entry). */
-const fitsPair = (maxPrice: number): boolean =>
-  maxPrice === Infinity || (Number.isInteger(maxPrice) && maxPrice >= 0 && maxPrice < PRICE_NONE);
-
-/**
- * A listing's price as pairs compare it: at most PRICE_NONE, which passes every "no ceiling" and
- * fails every ceiling a pair holds, as the price itself does.
- */
-export const pairPriceOf = (price: number): number => (price > PRICE_NONE ? PRICE_NONE : Math.ceil(price));
+  strideOf(axis, part) === PRICE_STRIDE ? 0 : PAIR_AT;
 
 /**
  * The bound a rule is filed by within its bucket (its axis). Each axis' list is sorted so the
@@ -284,65 +217,6 @@ export function decidedByBound(entry: Float64Array, axis: number, implies: numbe
     if (axis !== AX_DEAL + (entry[E_DEAL_K1] as number) || (entry[E_DEAL_K2] as number) >= 0) return false;
   }
   return true;
-}
-
-/**
- * Appends the ids of the bound-decided entries of one part (from o to n, integers; `stride`: PN
- * for a plain part, P for a float part, 1 for the price axis' plain part: strideOf) that the
- * listing satisfies: one pass that stops at the first ceiling the listing's `key` (keyFor) is
- * above, deciding each entry on the way by its price ceiling (`price`: pairPriceOf's), a float
- * part's float range, and its kind (`kinds`: ListingFacts.kinds); a seed run passes -Infinity,
- * its end found before. This is the hot path: every number it uses per entry is a local or a
- * literal (the enums above), and the per-entry steps are written out in its loops (an inlined
- * call to a module's function costs a load and a check of the function at every entry).
- */
-export function collectPure(
-  d: Float64Array,
-  w: Int32Array,
-  o: number,
-  n: number,
-  stride: number,
-  key: number,
-  price: number,
-  float: number,
-  kinds: number,
-  out: MatchIds,
-): void {
-  // Room for every entry of the part: the loops then write refs without a check.
-  const refs = out.reserve((n - o) / stride);
-  const cw = CODE_WORD;
-  let count = out.count;
-  if (stride === Stride.PRICE) {
-    // The price axis' plain part: the pair's price is the bound, passed by the listing's price.
-    for (; o < n; o++) {
-      const at = (o << 1) | cw;
-      if (!(price <= (w[at ^ 1] as number))) break;
-      const code = w[at] as number;
-      refs[count] = code >> Code.KIND_BITS;
-      count += (kinds >>> (code & Code.KIND_MASK)) & 1;
-    }
-  } else if (stride === Stride.PLAIN) {
-    // Branch-free per entry: each ref is written, and kept (count moves on) only when the entry
-    // passes. A listing meeting thousands of rules fails a price ceiling or a kind here and there
-    // at random: as branches, each such entry cost a misprediction, more than the rest of its step.
-    for (; o < n && key <= (d[o] as number); o += Stride.PLAIN) {
-      const at = ((o + At.PAIR) << 1) | cw;
-      const code = w[at] as number;
-      refs[count] = code >> Code.KIND_BITS;
-      count += ((((w[at ^ 1] as number) - price) >>> 31) ^ 1) & (kinds >>> (code & Code.KIND_MASK));
-    }
-  } else {
-    for (; o < n && key <= (d[o] as number); o += Stride.FLOAT) {
-      const inRange =
-        (float >= (d[o + At.MIN_FLOAT] as number) ? 1 : 0) &
-        (float <= (d[o + At.MAX_FLOAT] as number) ? 1 : 0);
-      const at = ((o + At.PAIR) << 1) | cw;
-      const code = w[at] as number;
-      refs[count] = code >> Code.KIND_BITS;
-      count += inRange & ((((w[at ^ 1] as number) - price) >>> 31) ^ 1) & (kinds >>> (code & Code.KIND_MASK));
-    }
-  }
-  out.count = count;
 }
 
 /** Where a scan of a list's full part (from o to n, integers) stops: the first rule whose bound the listing fails. */

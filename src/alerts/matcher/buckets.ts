@@ -3,24 +3,19 @@ import {
   AX_SEED,
   AXES,
   boundOf,
-  codeOfPair,
-  collectPure,
   decidedByBound,
-  P,
   keyFor,
-  pairCeiling,
   pairOffsetOf,
-  pairPriceOf,
   PART_FLOAT,
   PART_FULL,
   PART_PLAIN,
   PARTS,
   passes,
-  PN,
   scanFull,
   strideOf,
   W_CODE,
 } from "./axes.ts";
+import { codeOfPair, collectPure, P, pairCeiling, pairPriceOf, PN } from "./scan.ts";
 import type { ListingFacts } from "../rules/ruleFilters.ts";
 import { EMPTY_AT, type Arena, type ArenaTenant } from "./arena.ts";
 import { impliesOf } from "./homes.ts";
@@ -247,47 +242,6 @@ export class Bucket implements ArenaTenant {
     this.arena.place(this, region);
   }
 
-  /** The number of lists here: reading it brings the packed lists' start into the cache. */
-  touch(): number {
-    return this.arena.data[this.at] as number;
-  }
-
-  /**
-   * Appends the ids of the rules here that the listing satisfies (the bucket is settled). The
-   * header's offsets are read as doubles and made integers before they index anything: a double
-   * index costs a conversion at every read of the scan.
-   */
-  collect(slots: RuleSlots, l: ListingFacts, out: MatchIds): void {
-    const d = this.arena.data;
-    const w = this.arena.words;
-    const b = this.at;
-    const last = b + 1 + (d[b] as number) * H;
-    const price = pairPriceOf(l.price);
-    // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
-    for (let h = b + 1; h < last; h += H) {
-      const axis = d[h] as number;
-      const plain = b + ((d[h + 1] as number) | 0);
-      const float = b + ((d[h + 2] as number) | 0);
-      const split = b + ((d[h + 3] as number) | 0);
-      const end = b + ((d[h + 4] as number) | 0);
-      if (axis === AX_SEED) {
-        collectSeed(slots, l, d, w, h, b, price, out);
-        continue;
-      }
-      // A part is read only when the listing passes its first (loosest) bound, from the header.
-      const key = keyFor(axis, l);
-      if (float > plain && key <= (d[h + FIRST] as number))
-        collectPure(d, w, plain, float, strideOf(axis, PART_PLAIN), key, price, l.float, l.kinds, out);
-      if (split > float && key <= (d[h + FIRST + 1] as number))
-        collectPure(d, w, float, split, P, key, price, l.float, l.kinds, out);
-      if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
-      // One loop per kind of bound, each reading its bound straight from the list: the scan is
-      // the hot path, and a generic bound lookup per rule costs more than the check itself.
-      const stop = scanFull(slots, axis, d, split, end, l);
-      for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
-    }
-  }
-
   /** The packed lists as plain arrays, by axis and part. */
   private unpack(): Parts {
     const d = this.region();
@@ -318,6 +272,49 @@ export class Bucket implements ArenaTenant {
       }),
     );
     this.setPacked(slots, d);
+  }
+}
+
+/**
+ * Appends the ids of the rules of the settled bucket whose region starts at `b` (Bucket.at) that
+ * the listing satisfies. Taking the offset rather than the bucket, a visit reads the arena alone:
+ * the index keeps a listing name's offsets (its route), and a bucket object is one more cache miss
+ * at a million rules. The header's offsets are read as doubles and made integers before they index
+ * anything: a double index costs a conversion at every read of the scan.
+ */
+export function collectRegion(
+  arena: Arena,
+  b: number,
+  slots: RuleSlots,
+  l: ListingFacts,
+  out: MatchIds,
+): void {
+  const d = arena.data;
+  const w = arena.words;
+  const last = b + 1 + (d[b] as number) * H;
+  const price = pairPriceOf(l.price);
+  // Only the axes the bucket uses (most use one or two; a listing visits ~14 lists in all).
+  for (let h = b + 1; h < last; h += H) {
+    const axis = d[h] as number;
+    const plain = b + ((d[h + 1] as number) | 0);
+    const float = b + ((d[h + 2] as number) | 0);
+    const split = b + ((d[h + 3] as number) | 0);
+    const end = b + ((d[h + 4] as number) | 0);
+    if (axis === AX_SEED) {
+      collectSeed(slots, l, d, w, h, b, price, out);
+      continue;
+    }
+    // A part is read only when the listing passes its first (loosest) bound, from the header.
+    const key = keyFor(axis, l);
+    if (float > plain && key <= (d[h + FIRST] as number))
+      collectPure(d, w, plain, float, strideOf(axis, PART_PLAIN), key, price, l.float, l.kinds, out);
+    if (split > float && key <= (d[h + FIRST + 1] as number))
+      collectPure(d, w, float, split, P, key, price, l.float, l.kinds, out);
+    if (end === split || !passes(axis, d[h + FIRST + 2] as number, l)) continue;
+    // One loop per kind of bound, each reading its bound straight from the list: the scan is
+    // the hot path, and a generic bound lookup per rule costs more than the check itself.
+    const stop = scanFull(slots, axis, d, split, end, l);
+    for (let o = split; o < stop; o += E) if (slots.matches(d, o, l)) out.add(slots.refOf(d, o));
   }
 }
 

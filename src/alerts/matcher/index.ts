@@ -4,7 +4,7 @@ import type { Listing } from "../../market/schemas.ts";
 import { compileFilters, prepareListing, type ListingFacts } from "../rules/ruleFilters.ts";
 import { Arena } from "./arena.ts";
 import { AX_SEED, axisOf } from "./axes.ts";
-import { Bucket } from "./buckets.ts";
+import { Bucket, collectRegion } from "./buckets.ts";
 import type { MatcherIndex, MatcherRule } from "./contract.ts";
 import { IdTable } from "./idTable.ts";
 import {
@@ -23,12 +23,16 @@ import {
 import { E, E_BITS, E_KEY, HAS_LISTS, HAS_STICKER_SLOT, keyOf, RuleSlots } from "./slots.ts";
 import { MatchIds, type RuleRef } from "./matchIds.ts";
 
-/** A listing name's buckets (index.ts' routeOf), valid while nothing was made or dropped and its indexes match. */
+/**
+ * A listing name's buckets (index.ts' routeOf) as their regions' offsets in the arena, valid while
+ * no bucket was made or dropped, no region moved, and its indexes match.
+ */
 interface Route {
   readonly tables: number;
+  readonly moves: number;
   readonly def: number;
   readonly paint: number;
-  readonly buckets: readonly Bucket[];
+  readonly regions: readonly number[];
 }
 
 /** Names whose routes are kept: a day's listings name tens of thousands of items at most. */
@@ -238,9 +242,10 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
   /**
    * A listing's name, def and paint buckets as last looked up, by its name: one lookup where
    * four (the name, then def+paint, def and paint by index) each chained a few cache misses at a
-   * million rules. A route holds while `tables` (bumped whenever a bucket is made or dropped) and
-   * the listing's indexes are as when it was found; else it is looked up again. At most
-   * MAX_ROUTES names are kept (the table starts over past it).
+   * million rules. A route holds its buckets' region offsets, so a visit reads the arena and not
+   * the bucket objects (a miss each). It holds while `tables` (bumped whenever a bucket is made or
+   * dropped), the arena's `moves` and the listing's indexes are as when it was found; else it is
+   * looked up again. At most MAX_ROUTES names are kept (the table starts over past it).
    */
   const routes = new Map<string, Route>();
   let tables = 0;
@@ -249,11 +254,17 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     const def = Number.isNaN(facts.defIndex) ? -1 : facts.defIndex;
     const paint = Number.isNaN(facts.paintIndex) ? -1 : facts.paintIndex;
     const known = routes.get(facts.nameLower);
-    if (known !== undefined && known.tables === tables && known.def === def && known.paint === paint)
+    if (
+      known !== undefined &&
+      known.tables === tables &&
+      known.moves === arena.moves &&
+      known.def === def &&
+      known.paint === paint
+    )
       return known;
-    const buckets: Bucket[] = [];
+    const regions: number[] = [];
     const add = (bucket: Bucket | undefined) => {
-      if (bucket !== undefined) buckets.push(bucket);
+      if (bucket !== undefined) regions.push(bucket.at);
     };
     add(byName.get(facts.nameLower));
     if (def >= 0) {
@@ -261,30 +272,33 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       add(byDef.get(def));
     }
     if (paint >= 0) add(byPaint.get(paint));
-    const route = { tables, def, paint, buckets };
+    const route = { tables, moves: arena.moves, def, paint, regions };
     if (routes.size >= MAX_ROUTES) routes.clear();
     routes.set(facts.nameLower, route);
     return route;
   }
 
-  /** The buckets a listing visits, gathered before any is scanned (reused: match is synchronous). */
-  const visit: Bucket[] = [];
+  /**
+   * The region offsets of the buckets a listing visits, gathered before any is scanned (reused:
+   * match is synchronous).
+   */
+  const visit: number[] = [];
 
   /** Each distinct id's bucket (a listing can carry one sticker several times). */
   function gatherEach(map: IdTable<Bucket>, ids: readonly number[]): void {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i] as number;
       const bucket = ids.indexOf(id) === i ? map.get(id) : undefined;
-      if (bucket !== undefined) visit.push(bucket);
+      if (bucket !== undefined) visit.push(bucket.at);
     }
   }
 
   /** The broad buckets of one type: category "any" and the listing's own (ruleFilters.ts' codes). */
   function gatherBroad(type: number, facts: ListingFacts): void {
-    visit.push(broad[broadKey(type, 0)] as Bucket);
-    if (!facts.statcounter && !facts.souvenir) visit.push(broad[broadKey(type, 1)] as Bucket);
-    if (facts.statcounter) visit.push(broad[broadKey(type, 2)] as Bucket);
-    if (facts.souvenir) visit.push(broad[broadKey(type, 3)] as Bucket);
+    visit.push((broad[broadKey(type, 0)] as Bucket).at);
+    if (!facts.statcounter && !facts.souvenir) visit.push((broad[broadKey(type, 1)] as Bucket).at);
+    if (facts.statcounter) visit.push((broad[broadKey(type, 2)] as Bucket).at);
+    if (facts.souvenir) visit.push((broad[broadKey(type, 3)] as Bucket).at);
   }
 
   function settleDirty(): void {
@@ -307,9 +321,9 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
     // scans: at a million rules each bucket is a cache miss away, and looked up together the
     // misses overlap instead of waiting one behind the other between scans.
     visit.length = 0;
-    const route = routeOf(facts).buckets;
-    for (let i = 0; i < route.length; i++) visit.push(route[i] as Bucket);
-    if (!Number.isNaN(facts.paintSeed) && bySeedOnly.size > 0) visit.push(bySeedOnly);
+    const route = routeOf(facts).regions;
+    for (let i = 0; i < route.length; i++) visit.push(route[i] as number);
+    if (!Number.isNaN(facts.paintSeed) && bySeedOnly.size > 0) visit.push(bySeedOnly.at);
     if (bySticker.size > 0) gatherEach(bySticker, facts.stickerIds);
     if (byKeychain.size > 0) gatherEach(byKeychain, facts.keychainIds);
     if (broadSize > 0) {
@@ -317,9 +331,11 @@ export function createMatcherIndex(opts: { capacity?: number; fees?: FeeModel } 
       gatherBroad(facts.type, facts);
     }
     let lists = 0;
-    for (let i = 0; i < visit.length; i++) lists += (visit[i] as Bucket).touch();
+    // A region's first number is its list count: reading it brings the lists' start into the cache.
+    const data = arena.data;
+    for (let i = 0; i < visit.length; i++) lists += data[visit[i] as number] as number;
     if (lists === 0) return 0;
-    for (let i = 0; i < visit.length; i++) (visit[i] as Bucket).collect(slots, facts, out);
+    for (let i = 0; i < visit.length; i++) collectRegion(arena, visit[i] as number, slots, facts, out);
     return out.count;
   }
 

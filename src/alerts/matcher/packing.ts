@@ -8,7 +8,6 @@ import {
   PART_FLOAT,
   PART_FULL,
   PART_PLAIN,
-  pairCeiling,
   PARTS,
   strideOf,
   W_CODE,
@@ -16,8 +15,8 @@ import {
   W_MIN_FLOAT,
   W_PRICE,
   WAIT_PURE,
-  writePair,
 } from "./axes.ts";
+import { pairCeiling, writePair } from "./scan.ts";
 import {
   E,
   E_BITS,
