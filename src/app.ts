@@ -115,7 +115,9 @@ export async function createApp(given: Config, overrides: AppOverrides = {}): Pr
 
   try {
     const metrics = createMetrics({ logger });
-    const database = overrides.database ?? (await (overrides.opening ?? openDatabase({ config, logger })));
+    const database =
+      overrides.database ??
+      (await (overrides.opening ?? openDatabase({ config, logger, startEngine: true })));
     if (!overrides.database) closers.push({ name: "database", close: () => database.close() });
     metrics.watchOutbox(() => outboxDepth(database.prisma));
     metrics.watchDatabase(() => ping(database.prisma));

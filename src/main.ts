@@ -75,11 +75,10 @@ async function main(): Promise<void> {
     // migrations run) while the rest of the app loads: the server's start waits on other
     // processes, the loading on this one's CPU. Marked handled here; createApp awaits it.
     const { openDatabase } = await import("./db/index.ts");
-    const database = openDatabase({ config, logger });
-    database.catch(() => undefined);
-    opening = database;
+    opening = openDatabase({ config, logger, startEngine: true });
+    opening.catch(() => undefined);
     const { createApp } = await import("./app.ts");
-    const app = createApp(config, { logger, opening: database });
+    const app = createApp(config, { logger, opening });
     starting = app;
     const started = await app;
     running = started;

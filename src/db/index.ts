@@ -30,6 +30,12 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Embedded server tuning (tests use `ephemeral` to skip fsync). */
   embedded?: Pick<EmbeddedPostgresOptions, "ephemeral" | "port">;
+  /**
+   * Start the Prisma client's engine (load its query compiler) beside the migrations instead of
+   * on the first query (default false): the app's first query is on its way to "running"; the
+   * database commands that read with SQL alone (migrate, new-migration, backups) never pay it.
+   */
+  startEngine?: boolean;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -62,11 +68,9 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     })();
     return closing;
   };
-  // The client's engine starts (its query compiler loads) beside the migrations, not on the
-  // first query: at start that query is on the way to "running", the migrations mostly wait.
   const [migrated, connected] = await Promise.allSettled([
     (opts.migrate ?? true) ? migrate(url, opts.logger) : Promise.resolve(),
-    prisma.$connect(),
+    opts.startEngine === true ? prisma.$connect() : Promise.resolve(),
   ]);
   const failed = [migrated, connected].find((r) => r.status === "rejected");
   if (failed !== undefined) {
