@@ -2,7 +2,7 @@
 // nothing of the bench in it, node's flags as production passes them) on a database holding N rules,
 // RSS read after the load and a full GC.
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startDiscordDouble } from "../src/playground/discord/index.ts";
@@ -10,7 +10,7 @@ import { startSandbox } from "../src/sandbox/index.ts";
 import { progress, seededRandom } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { assignOwners, benchUsers, insertRules, insertUsers, ruleSet } from "./lib/population.ts";
-import { REPO_ROOT, spawnChild, TSX_LOADER } from "./lib/processes.ts";
+import { productionNodeFlags, REPO_ROOT, spawnChild, TSX_LOADER } from "./lib/processes.ts";
 
 export interface MemoryReading {
   /** compiled: plain node on the app compiled to JavaScript (the container's CMD); tsx: `npm start`. */
@@ -66,28 +66,6 @@ async function compileChild(): Promise<string> {
     logLevel: "warning",
   });
   return path.join(COMPILED_DIR, "memoryChild.js");
-}
-
-/**
- * node's flags as production passes them, so the bench measures what runs: before the entry file in
- * the Dockerfile's exec-form CMD (compiled), before `--import tsx` in `npm start` (tsx).
- */
-export async function productionNodeFlags(runner: "compiled" | "tsx"): Promise<string[]> {
-  let words: string[];
-  if (runner === "compiled") {
-    const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(await readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8"))?.[1];
-    if (cmd === undefined) throw new Error("the Dockerfile has no exec-form CMD");
-    words = JSON.parse(cmd) as string[];
-  } else {
-    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
-      scripts?: Record<string, string>;
-    };
-    words = (pkg.scripts?.start ?? "").trim().split(/\s+/);
-  }
-  if (words[0] !== "node")
-    throw new Error(`the ${runner} command does not start with node: ${words.join(" ")}`);
-  const end = words.findIndex((w, i) => i > 0 && (w === "--import" || !w.startsWith("-")));
-  return words.slice(1, end < 0 ? words.length : end);
 }
 
 export interface MemoryRun {

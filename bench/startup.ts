@@ -6,8 +6,7 @@ import path from "node:path";
 import { startDiscordDouble } from "../src/playground/discord/index.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
 import { distribution, progress, round, type Distribution } from "./lib/common.ts";
-import { MAIN_TS, spawnChild, TSX_LOADER, type ChildRun } from "./lib/processes.ts";
-import { productionNodeFlags } from "./memory.ts";
+import { MAIN_TS, productionNodeFlags, spawnChild, TSX_LOADER, type ChildRun } from "./lib/processes.ts";
 
 export interface StartRun {
   kind: "cold" | "warm";

@@ -1,6 +1,9 @@
 // Child processes for the memory and start scenarios: the bot (or a bench entry) under its own Node,
-// with only the environment we give it, its JSON log lines timestamped as they arrive.
+// with only the environment we give it and the node flags production gives it, its JSON log lines
+// timestamped as they arrive.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -110,4 +113,26 @@ export function spawnChild(args: readonly string[], env: Record<string, string>,
     },
   };
   return run;
+}
+
+/**
+ * node's flags as production passes them, so the bench measures what runs: before the entry file in
+ * the Dockerfile's exec-form CMD (compiled), before `--import tsx` in `npm start` (tsx).
+ */
+export async function productionNodeFlags(runner: "compiled" | "tsx"): Promise<string[]> {
+  let words: string[];
+  if (runner === "compiled") {
+    const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(await readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8"))?.[1];
+    if (cmd === undefined) throw new Error("the Dockerfile has no exec-form CMD");
+    words = JSON.parse(cmd) as string[];
+  } else {
+    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      scripts?: Record<string, string>;
+    };
+    words = (pkg.scripts?.start ?? "").trim().split(/\s+/);
+  }
+  if (words[0] !== "node")
+    throw new Error(`the ${runner} command does not start with node: ${words.join(" ")}`);
+  const end = words.findIndex((w, i) => i > 0 && (w === "--import" || !w.startsWith("-")));
+  return words.slice(1, end < 0 ? words.length : end);
 }
