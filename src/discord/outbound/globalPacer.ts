@@ -29,10 +29,8 @@ export interface GlobalPacer {
   slot(init: { headers?: unknown }): Promise<void>;
   /** Authenticated requests that may leave in any window. */
   readonly limit: number;
-  /** Requests that may leave at once after a quiet spell; past them, one every `spacingMs`. */
+  /** Requests that may leave at once after a quiet spell; past them, one every window / limit. */
   readonly burst: number;
-  /** The least time between two requests once a burst is spent: the window over the limit, ms. */
-  readonly spacingMs: number;
   /** The window, ms: a second and the guard. */
   readonly windowMs: number;
 }
@@ -68,7 +66,6 @@ export function createGlobalPacer(opts: GlobalPacerOptions): GlobalPacer {
     limit,
     windowMs,
     burst,
-    spacingMs,
     slot(init) {
       if (!hasBotToken(init.headers)) return Promise.resolve();
       const turn = tail.then(async () => {
