@@ -27,6 +27,7 @@ import {
 } from "../../../src/db/repos/trades.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
+import { DAY_MS } from "../../support/clock.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -46,7 +47,7 @@ describe("tracked bids", () => {
       userId: user.id,
       listingId: "9001",
       maxPriceCents: 12_345,
-      expiresAt: new Date("2030-01-01T00:00:00Z"),
+      expiresAt: new Date(Date.now() + 30 * DAY_MS),
     });
     expect(bid).toMatchObject({ status: "active", maxPriceCents: 12_345, lastSeenTopBidCents: null });
     await recordBidObservation(db.prisma, bid.id, { topBidCents: 12_000, topBidderIsUser: true });
