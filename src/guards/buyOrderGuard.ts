@@ -1,8 +1,10 @@
 // The buy-order guard's step: keep the user's order the highest for its item and float range,
 // one step above the best rival, never above the ceiling, each raise held against the caps by
-// the spending guard (editBuyOrder reserves the new exposure, replacing the old).
+// the spending guard (the edit reserves the new exposure, replacing the old) and made under the
+// order's write lock from the order and the guard as they are at that moment.
 import type { GuardRecord } from "../db/repos/guards.ts";
-import { recordGuardEvent } from "../db/repos/guards.ts";
+import { guardAsStored, recordGuardEvent } from "../db/repos/guards.ts";
+import { withWriteLock, type HeldWriteLock } from "../db/writeLocks.ts";
 import { UserFacingError } from "../errors.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
@@ -10,7 +12,8 @@ import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import { readMyBuyOrders } from "../market/pagination.ts";
 import { AutomationStopped } from "../spending/guard.ts";
-import { editBuyOrder } from "../trading/buyOrderEdit.ts";
+import { editLockedBuyOrder } from "../trading/buyOrderEdit.ts";
+import { findMyOrder } from "../trading/buyOrders.ts";
 import { stopGuard, withinDailyLimit, type GuardDeps } from "./deps.ts";
 
 const canonical = (v: unknown): string =>
@@ -95,6 +98,58 @@ export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: Guar
   );
   const rival = bestRival(similar, ownForItem);
   if (rival === undefined || rival < order.price) return;
+  // The raise is made holding the order's write lock, which the user's own edits, cancels and
+  // guard settings wait for; one of those under way now leaves the order to the next pass.
+  const done = await withWriteLock(deps.prisma, { kind: "buy_order", id: order.id }, "try", (lock) =>
+    raise(deps, api, lock, guard, order, rival),
+  );
+  if (!done.ok) deps.logger.info({ guardId: guard.id }, "buy-order guard left for its next pass: order busy");
+}
+
+/** What the pass decided from must still be the order: the user may have changed it since. */
+function sameOrder(a: BuyOrder, b: BuyOrder): boolean {
+  return (
+    a.price === b.price &&
+    a.qty === b.qty &&
+    a.market_hash_name === b.market_hash_name &&
+    a.expression === b.expression &&
+    canonical(a.hybrid_properties ?? {}) === canonical(b.hybrid_properties ?? {})
+  );
+}
+
+/**
+ * One raise, under the order's write lock: the guard as stored now (its ceiling and step, still
+ * on, on its account) and the order as it is now, so the raise keeps every change the user made
+ * and never goes past a ceiling lowered since the pass began.
+ */
+async function raise(
+  deps: GuardDeps,
+  api: MarketApi,
+  lock: HeldWriteLock,
+  read: GuardRecord,
+  seen: BuyOrder,
+  rival: Cents,
+): Promise<void> {
+  const guard = await guardAsStored(deps.prisma, read);
+  if (guard === undefined) return;
+  const trading = { market: api, prisma: deps.prisma, logger: deps.logger, now: deps.now };
+  let order: BuyOrder;
+  try {
+    order = await findMyOrder(trading, seen.id);
+  } catch (error) {
+    if (!(error instanceof UserFacingError) || error.code !== "not_found") throw error;
+    await stopGuard(deps, guard, "the order is no longer open (filled, cancelled or closed)");
+    return;
+  }
+  if (!sameOrder(order, seen)) {
+    // Its price, quantity or constraints changed since the rivals were read (an edit of the
+    // user's): the next pass reads the rivals of the order as it is now.
+    deps.logger.info(
+      { guardId: guard.id, orderId: order.id },
+      "order changed during the guard pass; next pass",
+    );
+    return;
+  }
   let target = rival + guard.stepCents;
   if (target > guard.limitCents) {
     if (guard.limitCents <= rival) {
@@ -111,17 +166,14 @@ export async function guardBuyOrder(deps: GuardDeps, api: MarketApi, guard: Guar
   }
   if (!(await withinDailyLimit(deps, guard, rival))) return;
   try {
-    await editBuyOrder(
-      { market: api, prisma: deps.prisma, logger: deps.logger, now: deps.now },
-      {
-        userId: guard.userId,
-        orderId: order.id,
-        maxPriceCents: target,
-        idempotencyKey: `guard:${guard.id}:${deps.now().getTime()}:${target}`,
-        // Re-checked with the caps: the guard still on, on its account, within its ceiling.
-        authority: { kind: "guard", guardId: guard.id },
-      },
-    );
+    await editLockedBuyOrder(trading, lock, order, {
+      userId: guard.userId,
+      orderId: order.id,
+      maxPriceCents: target,
+      idempotencyKey: `guard:${guard.id}:${deps.now().getTime()}:${target}`,
+      // Re-checked with the caps: the guard still on, on its account, within its ceiling.
+      authority: { kind: "guard", guardId: guard.id },
+    });
   } catch (error) {
     if (error instanceof AutomationStopped) {
       deps.logger.info({ guardId: guard.id }, "guard turned off before its raise; nothing sent");

@@ -1,8 +1,10 @@
 // The listing guard's step: keep the user's buy-now listing the cheapest comparable one (same
 // item, float within FLOAT_WINDOW), one step under the cheapest rival, never below the floor.
-// Lowering an asking price commits no money, so the spending guard has nothing to hold here.
+// Lowering an asking price commits no money, so the spending guard has nothing to hold here; the
+// floor and step are the ones stored when the price is sent, read under the listing's write lock.
 import type { GuardRecord } from "../db/repos/guards.ts";
-import { guardStillOn, recordGuardEvent } from "../db/repos/guards.ts";
+import { guardAsStored, recordGuardEvent } from "../db/repos/guards.ts";
+import { withWriteLock } from "../db/writeLocks.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Listing } from "../market/schemas.ts";
@@ -57,6 +59,25 @@ export async function guardListing(deps: GuardDeps, api: MarketApi, guard: Guard
   });
   const rival = cheapestRival(listing, page.data);
   if (rival === undefined || rival > listing.price) return;
+  // The floor and step are decided as stored when the price is sent: the price change is made
+  // holding the listing's write lock, which a `/sell guard` changing them waits for.
+  const done = await withWriteLock(deps.prisma, { kind: "listing", id: listing.id }, "try", () =>
+    lowerListing(deps, api, guard, listing, rival),
+  );
+  if (!done.ok) deps.logger.info({ guardId: guard.id }, "listing guard left for its next pass: being set");
+}
+
+async function lowerListing(
+  deps: GuardDeps,
+  api: MarketApi,
+  read: GuardRecord,
+  listing: Listing,
+  rival: Cents,
+): Promise<void> {
+  // Read since this pass began: turned off, unlinked or relinked means nothing is changed; a new
+  // floor or step is the one this change keeps to.
+  const guard = await guardAsStored(deps.prisma, read);
+  if (guard === undefined) return;
   const floor = Math.max(guard.limitCents, MIN_LISTING_PRICE);
   let target = rival - guard.stepCents;
   if (target < floor) {
@@ -72,8 +93,6 @@ export async function guardListing(deps: GuardDeps, api: MarketApi, guard: Guard
     target = floor;
   }
   if (!(await withinDailyLimit(deps, guard, rival))) return;
-  // Read since this pass began: turned off, unlinked or relinked means nothing is changed.
-  if (!(await guardStillOn(deps.prisma, guard))) return;
   try {
     await api.updateListing(listing.id, { price: target });
   } catch (error) {

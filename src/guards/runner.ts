@@ -1,7 +1,7 @@
 // One pass over every active guard, user by user, on the user's own key at the request
 // scheduler's background priority; then the digests that are due.
 import type { KeyOpener } from "../alerts/accountPollers/accounts.ts";
-import { activeGuards, type GuardRecord } from "../db/repos/guards.ts";
+import { activeGuards, guardAsStored, type GuardRecord } from "../db/repos/guards.ts";
 import { getUserById } from "../db/repos/users.ts";
 import type { MarketApi, MarketClient } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
@@ -77,7 +77,12 @@ export function createGuardRunner(deps: GuardRunnerDeps): GuardRunner {
               guard,
               "another marketplace account was linked since it was set; set the guard again to use it on this one",
             );
-          else await runGuard(api.api, guard);
+          else {
+            // Read again just before its turn: a stop, an unlink or a new limit set while the
+            // guards before it ran is honoured before this one reads the market with the key.
+            const current = await guardAsStored(deps.prisma, guard);
+            if (current !== undefined) await runGuard(api.api, current);
+          }
         }
       }
       return guards.length;

@@ -1,6 +1,8 @@
 // Editing a buy order without losing its constraints, held against the caps: the new exposure
 // (price x items still wanted) replaces what the order held, and one that rises is shown first.
-import { findOpenCommitment, type Authority } from "../db/repos/purchases.ts";
+// Every edit is made under the order's write lock, from the order as read under it.
+import { findOpenCommitment, releaseStandingOn, type Authority } from "../db/repos/purchases.ts";
+import type { HeldWriteLock } from "../db/writeLocks.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
 import type { BuyOrder } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
@@ -8,12 +10,18 @@ import {
   capsOf,
   checkWithinCaps,
   commitmentFailed,
-  commitmentReleased,
   commitmentStands,
   reserveOrRefuse,
   type CapsView,
 } from "../spending/guard.ts";
-import { findMyOrder, MAX_QUANTITY, MIN_PRICE, toView, type BuyOrderView } from "./buyOrders.ts";
+import {
+  findMyOrder,
+  MAX_QUANTITY,
+  MIN_PRICE,
+  toView,
+  withOrderLock,
+  type BuyOrderView,
+} from "./buyOrders.ts";
 import {
   fromHybridProperties,
   isConstraintName,
@@ -36,22 +44,51 @@ export interface EditBuyOrderInput {
   clear?: readonly string[] | undefined;
 }
 
+type EditRequest = EditBuyOrderInput & { userId: number; idempotencyKey: string; authority?: Authority };
+
 /**
  * Changes an order. The service's update is absolute (an omitted constraint is cleared), so a
  * naive "send what changed" would silently drop the user's float range when they only change
  * the price. Instead: read the order, keep every constraint not touched, apply the changes,
- * clear exactly those named in `clear`, and send the complete state.
+ * clear exactly those named in `clear`, and send the complete state. The read and the update are
+ * made holding the order's write lock, so the complete state sent is the latest: a guard's raise
+ * in flight is answered first, and nothing sent from an older read can undo this edit after it.
  *
  * An advanced order takes a new price and quantity only: its filter is the website's expression,
  * which we can neither express as constraints nor send back, so constraint changes are refused
  * before anything is sent.
  */
-export async function editBuyOrder(
+export async function editBuyOrder(deps: TradingDeps, input: EditRequest): Promise<BuyOrderView> {
+  const edit = validEdit(input);
+  return withOrderLock(deps, edit.orderId, async () =>
+    sendEdit(deps, input, edit, await findMyOrder(deps, edit.orderId)),
+  );
+}
+
+/**
+ * The same edit for a caller that holds the order's write lock and read `current` under it (a
+ * guard's raise, which decides its price from that read): no other write of the order can come
+ * between the two.
+ */
+export async function editLockedBuyOrder(
   deps: TradingDeps,
-  input: EditBuyOrderInput & { userId: number; idempotencyKey: string; authority?: Authority },
+  lock: HeldWriteLock,
+  current: BuyOrder,
+  input: EditRequest,
 ): Promise<BuyOrderView> {
-  const { orderId, maxPrice, quantity, changes, clear } = validEdit(input);
-  const current = await findMyOrder(deps, orderId);
+  const edit = validEdit(input);
+  if (lock.subject.kind !== "buy_order" || lock.subject.id !== edit.orderId || current.id !== edit.orderId)
+    throw new Error(`the write lock held is not order ${edit.orderId}'s`);
+  return sendEdit(deps, input, edit, current);
+}
+
+async function sendEdit(
+  deps: TradingDeps,
+  input: EditRequest,
+  edit: ValidEdit,
+  current: BuyOrder,
+): Promise<BuyOrderView> {
+  const { orderId, maxPrice, quantity, changes, clear } = edit;
   assertEditable(current, changes, clear);
   // Re-validate the merged whole: a new max_float below the kept min_float is a user mistake.
   const merged = validateConstraints(
@@ -95,7 +132,15 @@ export async function editBuyOrder(
       updated.bought_item_count ?? current.bought_item_count,
     ),
   });
-  if (previous) await commitmentReleased(deps.prisma, previous, "replaced by an edit");
+  // The answer fixed everything the order holds: this commitment is now all of it. The one it
+  // replaced goes, and so does any an earlier update whose answer was lost left counted.
+  await releaseStandingOn(deps.prisma, {
+    userId: input.userId,
+    kind: "buy_order",
+    subjectId: orderId,
+    exceptId: commitment.id,
+    reason: "replaced by an edit",
+  });
   return editedView(deps, { orderId, current, updated, clear, changes });
 }
 
@@ -152,7 +197,15 @@ export async function previewBuyOrderEdit(
   };
 }
 
-function validEdit(input: EditBuyOrderInput) {
+interface ValidEdit {
+  orderId: string;
+  maxPrice: Cents | undefined;
+  quantity: number | undefined;
+  changes: BuyOrderConstraints;
+  clear: ConstraintName[];
+}
+
+function validEdit(input: EditBuyOrderInput): ValidEdit {
   const orderId = requireId("order", input.orderId);
   const clear: ConstraintName[] = [];
   for (const name of input.clear ?? []) {

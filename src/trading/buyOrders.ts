@@ -2,7 +2,10 @@
 // orders a listing or an item would meet; editing is in buyOrderEdit.ts. Orders made on the
 // website may be "advanced": they carry the site's filter expression instead of an item name; we
 // show them and change their price and quantity, never their expression.
+import { releaseStandingOn } from "../db/repos/purchases.ts";
+import { withWriteLock, type HeldWriteLock } from "../db/writeLocks.ts";
 import { invalidOption, UserFacingError } from "../errors.ts";
+import { snowflakeTime } from "../market/ids.ts";
 import type { BuyOrder, BuyOrderAggregate } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import {
@@ -10,7 +13,6 @@ import {
   checkWithinCaps,
   commitmentFailed,
   commitmentStands,
-  endStanding,
   reserveOrRefuse,
   type CapsView,
 } from "../spending/guard.ts";
@@ -53,7 +55,9 @@ export interface BuyOrderAggregateView {
 }
 
 export function toView(order: BuyOrder): BuyOrderView {
-  const created = order.created_at ? new Date(order.created_at) : undefined;
+  const stated = order.created_at ? new Date(order.created_at) : undefined;
+  // A zero created_at (0001-01-01, seen live) says nothing: the id's own time does.
+  const created = stated !== undefined && stated.getTime() > 0 ? stated : snowflakeTime(order.id);
   return {
     orderId: order.id,
     itemName: order.market_hash_name,
@@ -195,18 +199,42 @@ export async function findMyOrder(deps: MarketDeps, orderId: string): Promise<Bu
   });
 }
 
+/**
+ * Runs a user's change of an order holding the order's write lock, after any write of it in
+ * flight (its guard's raise, another edit) has its answer: every change is made from the order as
+ * it then is, and none is overwritten by one read before it (ADR 045).
+ */
+export async function withOrderLock<T>(
+  deps: TradingDeps,
+  orderId: string,
+  fn: (lock: HeldWriteLock) => Promise<T>,
+): Promise<T> {
+  const done = await withWriteLock(deps.prisma, { kind: "buy_order", id: orderId }, "wait", fn);
+  if (!done.ok) {
+    throw new UserFacingError(
+      "conflict",
+      "This buy order is still being changed (by its guard or another edit of yours); nothing was changed. Try again in a moment.",
+      { orderId },
+    );
+  }
+  return done.value;
+}
+
 export async function cancelBuyOrder(
   deps: TradingDeps,
   input: { userId: number; orderId: string },
 ): Promise<{ orderId: string }> {
   const orderId = requireId("order", input.orderId);
-  await deps.market.deleteBuyOrder(orderId);
-  // What the order still held stops counting against the caps at once.
-  await endStanding(
-    deps.prisma,
-    { userId: input.userId, kind: "buy_order", subjectId: orderId },
-    { releasedBecause: "cancelled" },
-  );
+  await withOrderLock(deps, orderId, async () => {
+    await deps.market.deleteBuyOrder(orderId);
+    // What the order still held stops counting against the caps at once.
+    await releaseStandingOn(deps.prisma, {
+      userId: input.userId,
+      kind: "buy_order",
+      subjectId: orderId,
+      reason: "cancelled",
+    });
+  });
   deps.logger.info({ orderId }, "buy order cancelled");
   return { orderId };
 }

@@ -129,19 +129,28 @@ export async function turnGuardOff(
 }
 
 /**
- * Whether the guard is still on, on the account it was set on: read just before a write that
- * commits no money (a listing's new price), which no reservation re-checks.
+ * The guard as stored now, while it is still on, on the account it was set on; undefined once it
+ * was turned off or stopped, or the account changed. Read just before each automatic write, so
+ * the write is bounded by the ceiling or floor and the step stored at that moment (a `/sell
+ * guard` or `/buyorder guard` run since the pass began may have changed them), not by the ones
+ * the pass started with.
  */
-export async function guardStillOn(db: Db, guard: GuardRecord): Promise<boolean> {
-  const n = await db.guard.count({
+export async function guardAsStored(db: Db, guard: GuardRecord): Promise<GuardRecord | undefined> {
+  const row = await db.guard.findFirst({
     where: {
       id: guard.id,
+      userId: guard.userId,
       status: "active",
       linkGeneration: guard.linkGeneration,
       user: { linkGeneration: guard.linkGeneration, status: "active", encryptedKey: { not: null } },
     },
   });
-  return n === 1;
+  return row === null ? undefined : toRecord(row);
+}
+
+/** Whether the guard is still on, on the account it was set on (see guardAsStored). */
+export async function guardStillOn(db: Db, guard: GuardRecord): Promise<boolean> {
+  return (await guardAsStored(db, guard)) !== undefined;
 }
 
 export async function activeGuards(db: Db): Promise<GuardRecord[]> {

@@ -259,6 +259,28 @@ export async function findOpenCommitment(
   return row ? toRecord(row) : null;
 }
 
+/**
+ * Releases every commitment still counted on this listing or order (pending, open or unknown)
+ * but `exceptId`: for a write whose answer fixed all the subject holds (an order's absolute
+ * update, its cancellation), made while no other write of it can be in flight.
+ */
+export async function releaseStandingOn(
+  db: Db,
+  input: { userId: number; kind: SpendKind; subjectId: string; exceptId?: number; reason: string },
+): Promise<number> {
+  const { count } = await db.purchase.updateMany({
+    where: {
+      userId: input.userId,
+      kind: input.kind,
+      subjectId: input.subjectId,
+      status: { in: ["pending", "open", "unknown"] },
+      ...(input.exceptId === undefined ? {} : { id: { not: input.exceptId } }),
+    },
+    data: { status: "released", error: input.reason, settledAt: new Date() },
+  });
+  return count;
+}
+
 /** Commitments whose outcome is still being found out (pending left by a crash, or unknown). */
 export async function listUnsettled(
   db: Db,
