@@ -23,7 +23,11 @@ export interface BidResult {
   /** The standing price after the service applied every ceiling. */
   topBidCents: Cents | undefined;
   minNextBidCents: Cents | undefined;
-  youAreTop: boolean;
+  /**
+   * Whether the user leads: undefined when the marketplace does not tell (the standing price equals
+   * the ceiling and no bidder id settles whose it is: with equal ceilings the earlier bid leads).
+   */
+  youAreTop: boolean | undefined;
   expiresAt: Date | undefined;
 }
 
@@ -87,10 +91,13 @@ export async function placeBid(
     deps.logger.warn({ err: error, listingId }, "listing re-read after bid failed");
     return undefined;
   });
-  const result = bidResult(listingId, maxPrice, bid, after ?? before);
+  const result =
+    after === undefined
+      ? { ...bidResult(listingId, maxPrice, bid, before), youAreTop: undefined }
+      : bidResult(listingId, maxPrice, bid, after, await bidderIdIfTied(deps, maxPrice, bid, after));
   if (previous) await commitmentReleased(deps.prisma, previous, "replaced by a new ceiling");
-  const outbidAtOnce = !result.youAreTop && result.topBidCents !== undefined && result.topBidCents > maxPrice;
-  if (outbidAtOnce) await commitmentReleased(deps.prisma, commitment, "outbid at once");
+  // Only a lead known lost releases the ceiling; one we cannot tell about stays held.
+  if (result.youAreTop === false) await commitmentReleased(deps.prisma, commitment, "outbid at once");
   else await commitmentStands(deps.prisma, commitment);
   await track(deps, input.userId, result);
   deps.logger.info(
@@ -113,10 +120,30 @@ async function track(deps: TradingDeps, userId: number, r: BidResult): Promise<v
   });
   await recordBidObservation(deps.prisma, tracked.id, {
     topBidCents: r.topBidCents ?? null,
-    topBidderIsUser: r.topBidCents === undefined ? null : r.youAreTop,
+    topBidderIsUser: r.topBidCents === undefined ? null : (r.youAreTop ?? null),
   });
-  if (!r.youAreTop && r.topBidCents !== undefined && r.topBidCents > r.maxPriceCents) {
-    await transitionBid(deps.prisma, tracked.id, ["active"], "outbid");
+  if (r.youAreTop === false) await transitionBid(deps.prisma, tracked.id, ["active"], "outbid");
+}
+
+/**
+ * The caller's bidder id, asked only when the standing price equals the ceiling (the one case
+ * the price cannot settle) and the receipt does not carry it; undefined when it cannot be had.
+ */
+async function bidderIdIfTied(
+  deps: TradingDeps,
+  maxPrice: Cents,
+  receipt: BidReceipt,
+  listing: Listing,
+): Promise<string | undefined> {
+  const top = listing.auction_details?.top_bid;
+  if (receipt.obfuscated_buyer_id !== undefined) return receipt.obfuscated_buyer_id;
+  if (top?.obfuscated_buyer_id === undefined || top.price !== (receipt.max_price ?? maxPrice))
+    return undefined;
+  try {
+    return (await deps.market.getMe()).user.obfuscated_id;
+  } catch (error) {
+    deps.logger.warn({ err: error, listingId: listing.id }, "own bidder id unknown; lead left untold");
+    return undefined;
   }
 }
 
@@ -142,28 +169,38 @@ function assertBiddable(listing: Listing, now: Date): void {
 /**
  * Whether we lead, read from the listing's auction details as the live service requires: bid
  * ids change on every re-bid, so they say nothing. With proxy bidding the standing price never
- * passes the leader's ceiling, so a top bid above ours means someone else leads. A bidder id,
- * when both sides carry one, settles it either way (e.g. a rival who bid the same ceiling first).
+ * passes the leader's ceiling: a top bid above ours means someone else leads, one below it that
+ * we do. At exactly our ceiling the earlier of equal ceilings leads, so only the top bid's bidder
+ * id (compared with ours, `bidderId`) tells; without it the answer is undefined, never guessed.
  */
 export function bidResult(
   listingId: string,
   maxPrice: Cents,
   receipt: BidReceipt,
   listing: Listing,
+  bidderId: string | undefined = receipt.obfuscated_buyer_id,
 ): BidResult {
   const top = listing.auction_details?.top_bid;
   const ceiling = receipt.max_price ?? maxPrice;
   const sameBidder =
-    top?.obfuscated_buyer_id !== undefined && receipt.obfuscated_buyer_id !== undefined
-      ? top.obfuscated_buyer_id === receipt.obfuscated_buyer_id
+    top?.obfuscated_buyer_id !== undefined && bidderId !== undefined
+      ? top.obfuscated_buyer_id === bidderId
       : undefined;
-  const youAreTop = top !== undefined && top.price <= ceiling && sameBidder !== false;
   return {
     listingId,
     maxPriceCents: maxPrice,
     topBidCents: top?.price,
     minNextBidCents: minNextBidOf(listing),
-    youAreTop: youAreTop || (sameBidder === true && top !== undefined),
+    youAreTop: top === undefined ? undefined : leads(top.price, ceiling, sameBidder),
     expiresAt: toDate(listing.auction_details?.expires_at),
   };
+}
+
+/** The lead from the standing price and, when known, whether the top bid is ours. */
+function leads(topPrice: Cents, ceiling: Cents, sameBidder: boolean | undefined): boolean | undefined {
+  if (sameBidder === true) return true;
+  if (topPrice > ceiling) return false;
+  // A rival on top below our ceiling contradicts proxy bidding (a stale read): not told.
+  if (sameBidder === false) return topPrice === ceiling ? false : undefined;
+  return topPrice < ceiling ? true : undefined;
 }

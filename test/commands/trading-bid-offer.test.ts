@@ -93,7 +93,8 @@ describe("/bid", () => {
     const form = await formOf(bot.double.button(alice, buttonId(placed, "Raise bid"), placed));
     const raised = await answer(bot.double.modalSubmit(alice, form, { max_price: "12.00" }));
     expect(textOf(raised)).toContain("You are the top bidder");
-    expect((await market.as(alice).getListing(auction.id)).auction_details?.top_bid?.price).toBe(910);
+    // The rival's ceiling plus the 50c step of the live-like table.
+    expect((await market.as(alice).getListing(auction.id)).auction_details?.top_bid?.price).toBe(950);
   });
 
   it.each([

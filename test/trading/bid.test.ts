@@ -1,6 +1,7 @@
 // Bidding against the real sandbox's proxy bidding, with tracked bids in a real database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getTrackedBid, listBidsForUser } from "../../src/db/repos/bids.ts";
+import { bidEmbed } from "../../src/discord/render/trading.ts";
 import type { UserFacingError } from "../../src/errors.ts";
 import { placeBid } from "../../src/trading/bid.ts";
 import { rejection, startTradingWorld, type TradingWorld } from "./world.ts";
@@ -52,14 +53,15 @@ describe("placeBid", () => {
       maxPriceCents: 4_000,
     });
 
-    expect(raised).toMatchObject({ youAreTop: true, topBidCents: 3_050, minNextBidCents: 3_100 });
+    // The rival's ceiling plus the sandbox's live-like $1 step (docs/live-service.md).
+    expect(raised).toMatchObject({ youAreTop: true, topBidCents: 3_100, minNextBidCents: 3_200 });
     const rows = await listBidsForUser(world.db.prisma, bidder.userId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       listingId: a.id,
       maxPriceCents: 4_000,
       status: "active",
-      lastSeenTopBidCents: 3_050,
+      lastSeenTopBidCents: 3_100,
     });
   });
 
@@ -79,6 +81,46 @@ describe("placeBid", () => {
       status: "outbid",
       lastSeenTopBidderIsUser: false,
     });
+  });
+
+  it("GIVEN a rival who set the same ceiling first WHEN the user bids it THEN the earlier bid leads: the reply says so, the ceiling is released and the tracked bid is outbid", async () => {
+    const bidder = await world.trader();
+    const a = auction(1_000);
+    world.sandbox.control.placeCompetingBid(a.id, 4_000);
+
+    const result = await placeBid(bidder.deps, {
+      userId: bidder.userId,
+      listingId: a.id,
+      maxPriceCents: 4_000,
+    });
+
+    expect(result).toMatchObject({ youAreTop: false, topBidCents: 4_000 });
+    expect(JSON.stringify(bidEmbed(result))).toContain("with equal ceilings the earlier bid leads");
+    expect(await getTrackedBid(world.db.prisma, bidder.userId, a.id)).toMatchObject({
+      status: "outbid",
+      lastSeenTopBidderIsUser: false,
+    });
+    const commitments = await world.db.prisma.purchase.findMany({
+      where: { userId: bidder.userId, kind: "bid", subjectId: a.id },
+    });
+    expect(commitments.map((c) => c.status)).toEqual(["released"]);
+  });
+
+  it("GIVEN a fresh auction WHEN the user bids exactly its reserve (the standing price equals the ceiling) THEN their own bidder id tells they lead and the ceiling stays held", async () => {
+    const bidder = await world.trader();
+    const a = auction(1_000);
+
+    const result = await placeBid(bidder.deps, {
+      userId: bidder.userId,
+      listingId: a.id,
+      maxPriceCents: 1_000,
+    });
+
+    expect(result).toMatchObject({ youAreTop: true, topBidCents: 1_000 });
+    const commitments = await world.db.prisma.purchase.findMany({
+      where: { userId: bidder.userId, kind: "bid", subjectId: a.id },
+    });
+    expect(commitments.map((c) => c.status)).toEqual(["open"]);
   });
 
   it("GIVEN a ceiling below the minimum next bid WHEN the user bids THEN the message names the minimum and no bid is sent", async () => {

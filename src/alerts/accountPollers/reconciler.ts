@@ -12,8 +12,10 @@ import { listOpen, listUnsettled } from "../../db/repos/purchases.ts";
 import { keyedUsersByIds } from "../../db/repos/pollers.ts";
 import { isMarketError } from "../../market/errors.ts";
 import type { MarketApi } from "../../market/client.ts";
-import type { Listing, Trade } from "../../market/schemas.ts";
+import { snowflakeTime } from "../../market/ids.ts";
+import type { Listing } from "../../market/schemas.ts";
 import { apiFor, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
+import { findBuyerTrade, findLedgerEntry, findOffer, findPurchase } from "./lookups.ts";
 import type { SettlementAlert } from "../delivery/payload.ts";
 import { writeAlerts } from "../delivery/store.ts";
 
@@ -38,6 +40,8 @@ export interface ReconcileResult {
   settled: number;
   /** Still unknown after this pass (the marketplace cannot tell yet, or did not answer). */
   open: number;
+  /** Of those, how many only because the page guard stopped a read before it could tell. */
+  pageLimited: number;
   failed: number;
 }
 
@@ -50,7 +54,14 @@ type Verdict =
   | { kind: "stands"; subjectId?: string; detail: string }
   | { kind: "refused"; detail: string }
   | { kind: "released"; detail: string }
-  | { kind: "undecided"; detail: string };
+  | { kind: "undecided"; detail: string; pageLimited?: true };
+
+/** Not found within the page guard is no proof: the commitment stays held and is tried again. */
+const PAGE_LIMITED: Verdict = {
+  kind: "undecided",
+  detail: "not found within the pages read; the account has more history than one pass reads",
+  pageLimited: true,
+};
 
 const ACTION: Record<Commitment["kind"], SettlementAlert["action"]> = {
   buy: "buy",
@@ -60,6 +71,9 @@ const ACTION: Record<Commitment["kind"], SettlementAlert["action"]> = {
   offer: "offer",
 };
 
+/** Pages of the offers timeline read per lookup (40 offers each). */
+const OFFER_PAGES = 5;
+
 export function createReconciler(opts: ReconcilerOptions): Reconciler {
   const log = opts.logger.child({ module: "alerts.reconciler" });
   const deps = { ...opts, logger: log };
@@ -67,30 +81,6 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
   const pendingGraceMs = opts.pendingGraceMs ?? 2 * 60_000;
   const settleAfterMs = opts.settleAfterMs ?? 60_000;
   const maxPages = opts.maxPages ?? 20;
-
-  /** The user's trade as buyer on this listing, across every page of their trades. */
-  async function buyerTradeFor(api: MarketApi, listingId: string): Promise<Trade | undefined> {
-    for await (const trade of api.iterateMyTrades({ role: "buyer", limit: 50 }, { maxPages })) {
-      if ((trade.contract_id ?? trade.contract?.id) === listingId) return trade;
-    }
-    return undefined;
-  }
-
-  /** A ledger entry of this type naming the listing, made since `since`. */
-  async function ledgerNames(
-    api: MarketApi,
-    type: "contract_purchased" | "bid_posted",
-    listingId: string,
-    since: Date,
-  ): Promise<boolean> {
-    for await (const tx of api.iterateTransactions({ type, limit: 50, order: "desc" }, { maxPages })) {
-      const at = tx.created_at === undefined ? undefined : Date.parse(tx.created_at);
-      if (at !== undefined && at < since.getTime() - 60_000) return false;
-      const d = tx.details;
-      if (d && (d.contract_id === listingId || d.listing_id === listingId)) return true;
-    }
-    return false;
-  }
 
   async function judgeBuy(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
     const listingId = c.listingIds[0] ?? c.subjectId;
@@ -104,11 +94,12 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
     }
     // Sold, or gone: our trade or our ledger says whether we were the buyer (every page of both).
     if (listing === undefined || listing.state !== "listed") {
-      const trade = await buyerTradeFor(api, listingId);
-      if (trade) return { kind: "spent", detail: `trade ${trade.id}` };
-      if (await ledgerNames(api, "contract_purchased", listingId, c.createdAt)) {
-        return { kind: "spent", detail: "the ledger shows the purchase" };
+      const bought = await findPurchase(api, listingId, c.createdAt, maxPages);
+      if (bought.kind === "found") {
+        const trade = bought.item.trade;
+        return { kind: "spent", detail: trade ? `trade ${trade.id}` : "the ledger shows the purchase" };
       }
+      if (bought.kind === "unknown") return PAGE_LIMITED;
       // A fresh trade may not be listed yet: only after a while does its absence prove anything.
       if (age < settleAfterMs)
         return { kind: "undecided", detail: "the listing sold; your trade may not show yet" };
@@ -119,7 +110,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
     return { kind: "refused", detail: "the listing is still for sale" };
   }
 
-  async function judgeBid(api: MarketApi, c: Commitment): Promise<Verdict> {
+  async function judgeBid(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
     const listingId = c.subjectId;
     if (listingId === null) return { kind: "refused", detail: "no auction recorded" };
     let listing: Listing | undefined;
@@ -128,16 +119,27 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
     } catch (error) {
       if (!isMarketError(error, "not_found")) throw error;
     }
-    if (listing === undefined) return { kind: "released", detail: "the auction is gone" };
-    const top = listing.auction_details?.top_bid;
-    if (listing.state !== "listed") {
-      const trade = await buyerTradeFor(api, listingId);
-      if (trade) return { kind: "spent", ...(top ? { spentCents: top.price } : {}), detail: "auction won" };
-      return { kind: "released", detail: "the auction ended without you" };
+    const top = listing?.auction_details?.top_bid;
+    // Sold above our ceiling: not ours, whatever became of the bid.
+    if (listing?.state === "sold" && top !== undefined && top.price > c.totalCents)
+      return { kind: "released", detail: "sold above your ceiling" };
+    // Ended, or gone: who won is told by the buyer trade or the ledger, never by the prices.
+    if (listing === undefined || listing.state !== "listed") {
+      const bought = await findPurchase(api, listingId, c.createdAt, maxPages);
+      if (bought.kind === "found") {
+        const spentCents = bought.item.priceCents ?? top?.price ?? listing?.price;
+        return { kind: "spent", ...(spentCents === undefined ? {} : { spentCents }), detail: "auction won" };
+      }
+      if (bought.kind === "unknown") return PAGE_LIMITED;
+      // A fresh trade may not be listed yet: only after a while does its absence prove anything.
+      if (age < settleAfterMs)
+        return { kind: "undecided", detail: "the auction ended; your trade may not show yet" };
+      return { kind: "released", detail: listing ? "the auction ended without you" : "the auction is gone" };
     }
     // A standing price above our ceiling: whether or not it landed, it does not lead any more.
     if (top !== undefined && top.price > c.totalCents) return { kind: "released", detail: "outbid" };
-    if (await ledgerNames(api, "bid_posted", listingId, c.createdAt)) {
+    const posted = await findLedgerEntry(api, "bid_posted", listingId, c.createdAt, maxPages);
+    if (posted.kind === "found") {
       return { kind: "stands", subjectId: listingId, detail: "the ledger shows the bid" };
     }
     return { kind: "undecided", detail: "the auction is running; the bid may stand" };
@@ -146,7 +148,8 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
   async function judgeBuyOrder(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
     // An order is findable by its id once we know it; before that, by price, quantity and time.
     for await (const order of api.iterateMyBuyOrders({ limit: 50 }, { maxPages })) {
-      const created = order.created_at === undefined ? undefined : Date.parse(order.created_at);
+      // By the id's own time: the service may send a zero created_at (docs/live-service.md).
+      const created = snowflakeTime(order.id)?.getTime();
       const sameId = c.subjectId !== null && order.id === c.subjectId;
       const sameShape =
         c.subjectId === null &&
@@ -167,16 +170,22 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       return age < settleAfterMs
         ? { kind: "undecided", detail: "too early" }
         : { kind: "refused", detail: "no offer found" };
-    for await (const offer of api.iterateOffersTimeline({ limit: 40 }, { maxPages: 5 })) {
-      if (offer.contract_id !== listingId || offer.price !== c.totalCents) continue;
+    const found = await findOffer(
+      api,
+      (o) => o.contract_id === listingId && o.price === c.totalCents,
+      OFFER_PAGES,
+    );
+    if (found.kind === "found") {
+      const offer = found.item;
       const state = offer.state ?? "active";
       if (state === "active") return { kind: "stands", subjectId: listingId, detail: `offer ${offer.id}` };
       if (state === "accepted") return { kind: "spent", detail: `offer ${offer.id} accepted` };
       return { kind: "released", detail: `offer ${state}` };
     }
     // Accepted offers become a trade on the listing.
-    const trade = await buyerTradeFor(api, listingId);
-    if (trade) return { kind: "spent", detail: `trade ${trade.id}` };
+    const trade = await findBuyerTrade(api, listingId, maxPages);
+    if (trade.kind === "found") return { kind: "spent", detail: `trade ${trade.item.id}` };
+    if (found.kind === "unknown" || trade.kind === "unknown") return PAGE_LIMITED;
     if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
     return c.status === "open"
       ? { kind: "released", detail: "the offer is no longer open" }
@@ -190,7 +199,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
       case "auto_buy":
         return judgeBuy(api, c, age);
       case "bid":
-        return judgeBid(api, c);
+        return judgeBid(api, c, age);
       case "buy_order":
         return judgeBuyOrder(api, c, age);
       case "offer":
@@ -259,7 +268,7 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
 
   return {
     async runOnce() {
-      const result: ReconcileResult = { checked: 0, settled: 0, open: 0, failed: 0 };
+      const result: ReconcileResult = { checked: 0, settled: 0, open: 0, pageLimited: 0, failed: 0 };
       const cutoff = new Date(now().getTime() - pendingGraceMs);
       const unsettled = await listUnsettled(deps.prisma, { olderThan: now() });
       // A pending row younger than the grace may belong to a request still in flight.
@@ -283,8 +292,16 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
               ? { kind: "undecided", detail: judged.detail }
               : judged;
           await apply(user, c, verdict);
-          if (verdict.kind === "undecided") result.open += 1;
-          else {
+          if (verdict.kind === "undecided") {
+            result.open += 1;
+            if (verdict.pageLimited) {
+              result.pageLimited += 1;
+              log.warn(
+                { commitmentId: c.id, kind: c.kind, subjectId: c.subjectId, maxPages },
+                "outcome not found within the page limit; kept held and retried next pass",
+              );
+            }
+          } else {
             result.settled += 1;
             log.info(
               { commitmentId: c.id, kind: c.kind, verdict: verdict.kind, detail: verdict.detail },

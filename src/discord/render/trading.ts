@@ -87,12 +87,23 @@ export function buyDoneEmbed(r: BuyResult): APIEmbed {
 
 // ---- bidding --------------------------------------------------------------------------------
 
-export function bidEmbed(r: BidResult): APIEmbed {
-  const lead = r.youAreTop
-    ? "✅ You are the top bidder."
-    : r.topBidCents === undefined
-      ? "Your bid is placed."
+/** Who leads, as far as the marketplace told; a tie at the ceiling goes to the earlier bid. */
+function bidLeadLine(r: BidResult): string {
+  const tied = r.topBidCents === r.maxPriceCents;
+  if (r.youAreTop === true) return "✅ You are the top bidder.";
+  if (r.topBidCents === undefined) return "Your bid is placed.";
+  if (r.youAreTop === false) {
+    return tied
+      ? "⚠️ Another bidder set the same ceiling first, and with equal ceilings the earlier bid leads. Raise your ceiling to lead."
       : "⚠️ Another bidder is ahead of your ceiling.";
+  }
+  return tied
+    ? "Your ceiling equals the top bid. With equal ceilings the earlier bid leads, and the marketplace did not say whose that is: your ceiling stays held until the auction ends."
+    : "The marketplace did not confirm who leads yet: your ceiling stays held until it does.";
+}
+
+export function bidEmbed(r: BidResult): APIEmbed {
+  const lead = bidLeadLine(r);
   const fields: { name: string; value: string; inline?: boolean }[] = [
     {
       name: "Top bid",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { notFound, badRequest } from "../errors.ts";
 import { makeAsset, modelPrice, type ItemSpec } from "../factory.ts";
 import { IdField, MoneyField } from "../http.ts";
-import { createListing, listingOf, placeBid } from "../listings.ts";
+import { createListing, listingOf, placeBid, settleAuction } from "../listings.ts";
 import { acceptOffer, createOffer, declineOffer } from "../offers.ts";
 import {
   bidJson,
@@ -78,6 +78,10 @@ export interface ListingControl {
   createUnreadableListing(template?: ListingTemplate): { id: string };
   /** A synthetic rival bids up to maxPrice (proxy rules apply). */
   placeCompetingBid(listingId: string, maxPrice: number): BidJson;
+  /** The auction stays listed past its end, as live when the service settles late. */
+  holdAuctionSettlement(listingId: string): void;
+  /** Settles a held auction now (if its end has passed): the leader buys it at the standing price. */
+  settleHeldAuction(listingId: string): ListingJson;
   /** A synthetic buyer makes an offer on a listing. */
   makeOffer(listingId: string, price: number): OfferJson;
   /** The party that did not write the offer accepts or declines it. */
@@ -171,6 +175,21 @@ export function listingControl(store: Store, world: World): ListingControl {
       const l = listingOf(store, listingId);
       const bidder = syntheticBidder(l.auction?.leader?.userId);
       return bidJson(store, placeBid(store, bidder, listingId, maxPrice, store.now()));
+    },
+
+    holdAuctionSettlement(listingId) {
+      const a = listingOf(store, listingId).auction;
+      if (!a) throw badRequest("only auctions settle");
+      a.settlementHeld = true;
+    },
+
+    settleHeldAuction(listingId) {
+      store.tick();
+      const l = listingOf(store, listingId);
+      if (!l.auction) throw badRequest("only auctions settle");
+      l.auction.settlementHeld = false;
+      if (l.state === "listed" && l.auction.expiresAt <= store.now()) settleAuction(store, l, store.now());
+      return listingJson(store, l);
     },
 
     makeOffer(listingId, price) {
