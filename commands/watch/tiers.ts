@@ -72,6 +72,17 @@ function seedList(seeds: readonly number[]): string {
 
 const quoted = (name: string, max = MAX_TIER_NAME) => `**${safeUserText(name, max)}**`;
 
+/** Live-armed rules the new seeds widened: disarmed, said as /watch edit says it. */
+function widenedNotice(names: readonly string[]) {
+  const one = names.length === 1;
+  const list = names.map((n) => quoted(n, 50)).join(", ");
+  const first = truncate(names[0] ?? "", 50);
+  return notice(
+    "warning",
+    `${list} ${one ? "was" : "were"} armed live, and the new seeds widen what ${one ? "it" : "they"} may buy, so ${one ? "it is" : "they are"} **disarmed**: ${one ? "it alerts" : "they alert"} but ${one ? "buys" : "buy"} nothing. \`/watch arm rule:${first} mode:live\` arms ${one ? "it" : "one"} again, after a new confirmation.`,
+  );
+}
+
 /** A tier change reaches the rules following it, and the matcher, like every rule edit. */
 export const TIER_SUBCOMMANDS = {
   "tier add": {
@@ -86,16 +97,15 @@ export const TIER_SUBCOMMANDS = {
         tier.usedBy.length === 0
           ? ""
           : `\n\nRules following it now watch these seeds: ${tier.usedBy.map((n) => quoted(n, 50)).join(", ")}.`;
-      return {
-        ephemeral: true,
-        embeds: [
-          embed({
-            tone: "success",
-            title: truncate(`${tier.created ? "Seed tier saved" : "Seed tier replaced"}: ${tier.name}`, 256),
-            description: `${tier.seeds.length} seed${tier.seeds.length === 1 ? "" : "s"}: ${seedList(tier.seeds)}${rules}\n\nUse it with \`/watch add tier:${truncate(tier.name, MAX_TIER_NAME)}\`.`,
-          }),
-        ],
-      };
+      const embeds = [
+        embed({
+          tone: "success",
+          title: truncate(`${tier.created ? "Seed tier saved" : "Seed tier replaced"}: ${tier.name}`, 256),
+          description: `${tier.seeds.length} seed${tier.seeds.length === 1 ? "" : "s"}: ${seedList(tier.seeds)}${rules}\n\nUse it with \`/watch add tier:${truncate(tier.name, MAX_TIER_NAME)}\`.`,
+        }),
+      ];
+      if (tier.disarmed.length > 0) embeds.push(widenedNotice(tier.disarmed));
+      return { ephemeral: true, embeds };
     },
   },
   "tier list": {

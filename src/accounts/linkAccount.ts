@@ -1,7 +1,8 @@
 // Links a Discord user to a marketplace API key: checks the key with a cheap authenticated call,
 // then stores it sealed. The key itself never leaves this function except encrypted.
 import { UserFacingError } from "../errors.ts";
-import { ensureUser, linkUser } from "../db/repos/users.ts";
+import { AccountLinkedElsewhere } from "../db/errors.ts";
+import { ensureUser, linkUser, type LinkOutcome } from "../db/repos/users.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { StoppedAutomation } from "../db/repos/automation.ts";
 import type { AccountDeps } from "./deps.ts";
@@ -21,6 +22,9 @@ export interface LinkedAccount {
 
 /** Printable ASCII without spaces: what an API key looks like, and all we accept. */
 const KEY_SHAPE = /^[\x21-\x7e]{8,256}$/;
+
+export const LINKED_ELSEWHERE =
+  "That marketplace account is already linked to another Discord user, and one account can be linked to one Discord user at a time. Unlink it there first with `/account unlink`, then run `/account link` here again. Nothing was changed.";
 
 export const KEY_REJECTED =
   "That key was rejected by the marketplace — it may be mistyped, revoked or expired. Create or copy a key in your marketplace account settings and run `/account link` again.";
@@ -62,14 +66,22 @@ export async function linkAccount(
   const fingerprint = deps.vault.fingerprint(key);
   // The sealed key is bound to the user's row, so the row must exist first.
   const row = await ensureUser(deps.prisma, input.discordUserId);
-  const { stopped, sameAccount } = await linkUser(deps.prisma, {
-    discordId: input.discordUserId,
-    encryptedKey: deps.vault.encrypt(key, row.id),
-    keyId: deps.vault.keyId,
-    keyFingerprint: fingerprint,
-    platformId: platformId ?? null,
-    platformName: platformName ?? null,
-  });
+  let outcome: LinkOutcome;
+  try {
+    outcome = await linkUser(deps.prisma, {
+      discordId: input.discordUserId,
+      encryptedKey: deps.vault.encrypt(key, row.id),
+      keyId: deps.vault.keyId,
+      keyFingerprint: fingerprint,
+      platformId: platformId ?? null,
+      platformName: platformName ?? null,
+    });
+  } catch (error) {
+    if (!(error instanceof AccountLinkedElsewhere)) throw error;
+    log.info({ fingerprint, platformId }, "link refused: the account is linked to another Discord user");
+    throw new UserFacingError("conflict", LINKED_ELSEWHERE, { platformId });
+  }
+  const { stopped, sameAccount } = outcome;
   log.info(
     {
       fingerprint,

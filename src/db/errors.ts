@@ -47,3 +47,14 @@ export class KeyVaultError extends Error {
     super(message);
   }
 }
+
+/**
+ * A link refused: the marketplace account is linked, and active, for another Discord user (one
+ * account belongs to one Discord user at a time, ADR 046).
+ */
+export class AccountLinkedElsewhere extends Error {
+  override readonly name = "AccountLinkedElsewhere";
+  constructor() {
+    super("this marketplace account is linked to another Discord user");
+  }
+}

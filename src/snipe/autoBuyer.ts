@@ -179,7 +179,7 @@ export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
 
     const finish: Finish = async (outcome, opts) => {
       await settleAutoBuy(deps.prisma, claim.autoBuyId, { outcome, detail: opts.detail, at: now() });
-      if (!opts.spent) await releaseClaim(deps.prisma, ruleId);
+      if (!opts.spent) await releaseClaim(deps.prisma, claim.autoBuyId);
       let disarmed = opts.disarm === true;
       if (disarmed) await disarmRules(deps.prisma, { userId: owner.id, ruleId });
       else if (opts.spent) disarmed = await disarmWhenSpent(deps.prisma, ruleId);

@@ -160,7 +160,7 @@ export async function buyArmedMatch(deps: LivePurchaseDeps, a: ArmedPurchase, fi
         detail: "already bought",
         at: deps.now(),
       });
-      await releaseClaim(deps.prisma, ruleId);
+      await releaseClaim(deps.prisma, autoBuyId);
       deps.log.info(
         { userId: owner.id, ruleId, listingId: listing.id },
         "armed match skipped: already bought",

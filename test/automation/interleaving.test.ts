@@ -301,7 +301,8 @@ async function controlStep(w: World, log: string[]): Promise<void> {
     w.generation += 1;
   } else if (roll < 0.84) {
     const other = w.rng.chance(0.5);
-    const platformId = other ? `p${++w.accounts}` : w.platformId;
+    // The world's own accounts: one marketplace account is linked to one Discord user at a time.
+    const platformId = other ? `${w.discordId}p${++w.accounts}` : w.platformId;
     log.push(`link ${platformId}`);
     await link(w, platformId);
   } else {
@@ -318,12 +319,13 @@ describe("spend caps and automation under random interleavings", () => {
   it(`GIVEN ${SEEDS} seeded runs of ${STEPS} mixed steps WHEN manual and automatic actions, caps, stops and links interleave THEN after every step the caps hold, nothing automatic follows a stop or passes what was confirmed, and every counted commitment is a live one`, async () => {
     for (let seed = 1; seed <= SEEDS; seed++) {
       const log: string[] = [];
+      const discordId = `${920000000000000000n + BigInt(seed)}`;
       const w: World = {
         rng: createRng(seed * 7919),
         userId: 0,
-        discordId: `${920000000000000000n + BigInt(seed)}`,
+        discordId,
         linked: false,
-        platformId: "p0",
+        platformId: `${discordId}p0`,
         generation: 0,
         per: 1_500,
         daily: 4_000,
@@ -333,7 +335,7 @@ describe("spend caps and automation under random interleavings", () => {
         accounts: 0,
       };
       try {
-        await link(w, "p0");
+        await link(w, w.platformId);
         await updateSettings(db.prisma, w.userId, { perPurchaseCapCents: w.per, dailyCapCents: w.daily });
         for (let step = 0; step < STEPS; step++) {
           if (w.rng.chance(0.3)) await controlStep(w, log);

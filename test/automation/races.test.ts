@@ -33,12 +33,11 @@ afterAll(async () => {
   await db.close();
 });
 
-async function linked(platformId = "76561198000000001"): Promise<UserRecord> {
+/** A new Discord user linked to an account of their own (`platformId`, or one made up for them). */
+async function linked(platformId?: string): Promise<UserRecord> {
   seq += 1;
-  const { user } = await linkUser(
-    db.prisma,
-    standInLink(`${910000000000000000n + BigInt(seq)}`, { platformId }),
-  );
+  const discordId = `${910000000000000000n + BigInt(seq)}`;
+  const { user } = await linkUser(db.prisma, standInLink(discordId, platformId ? { platformId } : {}));
   return user;
 }
 

@@ -15,6 +15,17 @@ import { compareSchemas, describeSchema, type SchemaDescription } from "./catalo
 
 const SCHEMA = path.resolve(import.meta.dirname, "../../prisma/schema.prisma");
 
+/**
+ * What the migrations create that schema.prisma cannot describe (partial indexes), each named in
+ * a comment of its model there, with the definition the migrations must give it.
+ */
+const MIGRATIONS_ONLY = new Map([
+  [
+    "index users.users_active_platform_id_key",
+    "CREATE UNIQUE INDEX users_active_platform_id_key ON public.users USING btree (platform_id) WHERE ((status = 'active'::link_status) AND (platform_id IS NOT NULL))",
+  ],
+]);
+
 /** A database built straight from a schema file, the way Prisma would create it. */
 async function databaseFromSchema(schemaFile: string): Promise<EmptyDatabase> {
   const sql = await diffSchemas({ from: "empty", to: schemaFile, serverUrl: testServerUrl() });
@@ -55,7 +66,9 @@ describe("schema drift", () => {
     expect(kinds).toEqual(new Set(["enum", "table", "column", "constraint", "index", "sequence"]));
     expect([...expected.keys()].filter((k) => k.startsWith("table ")).length).toBeGreaterThanOrEqual(10);
 
-    expect(compareSchemas(expected, migratedShape)).toEqual([]);
+    const modelled = new Map([...migratedShape].filter(([key]) => !MIGRATIONS_ONLY.has(key)));
+    expect(compareSchemas(expected, modelled)).toEqual([]);
+    for (const [key, def] of MIGRATIONS_ONLY) expect(migratedShape.get(key)).toBe(def);
   });
 
   it("GIVEN a column added and a nullability changed in schema.prisma alone WHEN checked THEN the drift check fails naming both", async () => {

@@ -1,5 +1,6 @@
 // A link as repository tests need it: a stand-in sealed key (nothing opens it) and a platform
-// account, for tests that link users straight through the users repository.
+// account of the user's own (one account is linked to one Discord user at a time), for tests
+// that link users straight through the users repository.
 import type { LinkInput } from "../../src/db/repos/users.ts";
 
 /** The link of `discordId` with a stand-in key; `overrides` sets the account or another key. */
@@ -12,7 +13,7 @@ export function standInLink(
     encryptedKey: `v1:abcd1234:iv:tag:ct${discordId}`,
     keyId: "abcd1234",
     keyFingerprint: "…a1b2",
-    platformId: "76561198000000000",
+    platformId: `7656${discordId}`,
     platformName: "trader",
     ...overrides,
   };

@@ -1,8 +1,8 @@
 // /watch edit: a rule's filters and destination changed in place (same id, name, history), and whether an edit only narrows what it may buy.
-import { disarmRules } from "../../db/repos/autoBuys.ts";
+import { disarmRules, type ArmMode } from "../../db/repos/autoBuys.ts";
 import * as rulesRepo from "../../db/repos/rules.ts";
 import { getUserByDiscordId } from "../../db/repos/users.ts";
-import { withTransaction } from "../../db/types.ts";
+import { withTransaction, type Db } from "../../db/types.ts";
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { safeUserText } from "../../input/parse.ts";
 import { describeFilters } from "./describeFilters.ts";
@@ -83,6 +83,22 @@ export function editNarrows(before: RuleFilters, after: RuleFilters): boolean {
   return ruleNarrows(before, after);
 }
 
+/**
+ * What every change of an armed rule's filters goes through, whatever made it (/watch edit, new
+ * seeds of the tier it follows): a live-armed rule the change widens is disarmed in the caller's
+ * transaction `tx` (arming live again asks for a new confirmation). True when it was disarmed.
+ */
+export async function disarmIfWidened(
+  tx: Db,
+  rule: { id: number; userId: number; armMode: ArmMode | null },
+  before: RuleFilters,
+  after: RuleFilters,
+): Promise<boolean> {
+  if (rule.armMode !== "live" || editNarrows(before, after)) return false;
+  const names = await disarmRules(tx, { userId: rule.userId, ruleId: rule.id, mode: "live" });
+  return names.length > 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The verb
 
@@ -161,11 +177,10 @@ export async function editRule(
     input.destination ?? (input.clear.includes("channel") ? { kind: "dm" } : destinationOf(row));
   const beforeDestination = destinationOf(row);
   const unchanged = sameJson(before, after) && sameJson(destination, beforeDestination);
-  const widensLive = row.armMode === "live" && !editNarrows(before, after);
 
-  const updated = await withTransaction(deps.prisma, async (tx) => {
-    if (widensLive) await disarmRules(tx, { userId: row.userId, ruleId: row.id, mode: "live" });
-    return rulesRepo.updateRule(tx, row.userId, row.id, {
+  const { updated, widensLive } = await withTransaction(deps.prisma, async (tx) => ({
+    widensLive: await disarmIfWidened(tx, row, before, after),
+    updated: await rulesRepo.updateRule(tx, row.userId, row.id, {
       filters: after,
       itemKey: after.item?.toLowerCase() ?? null,
       defIndex: after.def_index ?? null,
@@ -173,8 +188,8 @@ export async function editRule(
       destination: destination.kind,
       guildId: destination.kind === "channel" ? destination.guildId : null,
       channelId: destination.kind === "channel" ? destination.channelId : null,
-    });
-  });
+    }),
+  }));
   if (updated === null || updated === "name_taken") {
     throw new UserFacingError("not_found", "That rule was just removed.", { ruleId: row.id });
   }

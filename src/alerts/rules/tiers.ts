@@ -16,6 +16,7 @@ import { ensureUser, getUserByDiscordId, lockUser } from "../../db/repos/users.t
 import { invalidOption, UserFacingError } from "../../errors.ts";
 import { MAX_SEEDS, parseSeeds, safeUserText, type RawOption } from "../../input/parse.ts";
 import { MAX_TIER_NAME } from "./dealFilters.ts";
+import { disarmIfWidened } from "./ruleEdit.ts";
 import { RuleFilters } from "./ruleFilters.ts";
 import type { RuleDeps } from "./rules.ts";
 
@@ -36,6 +37,11 @@ export interface TierView {
 export interface SavedTier extends TierView {
   /** False when an existing tier's seeds were replaced. */
   created: boolean;
+  /**
+   * Names of the live-armed rules following the tier that the new seeds widen: disarmed, as any
+   * widening edit of an armed rule is (they alert but buy nothing until armed live again).
+   */
+  disarmed: string[];
 }
 
 const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}]/u;
@@ -63,7 +69,8 @@ function noSuchTier(name: string): UserFacingError {
 /**
  * Adds a tier, or replaces the seeds of the tier of that exact name. The user's rules that
  * follow it get the new seeds in the same transaction (their updated_at moves, so every
- * process's index picks them up). Nothing changes when the input is bad.
+ * process's index picks them up), through the rule edit's check: a live-armed rule the new seeds
+ * widen is disarmed. Nothing changes when the input is bad.
  */
 export async function saveTier(
   deps: TierDeps,
@@ -108,22 +115,36 @@ export async function saveTier(
         continue;
       }
       const filters = RuleFilters.parse({ ...parsed.data, paint_seeds: seeds });
+      const disarmed = await disarmIfWidened(tx, row, parsed.data, filters);
       await setFollowerFilters(tx, row.id, filters);
-      rules.push({ id: row.id, name: row.name, filters, enabled: row.enabled });
+      rules.push({ id: row.id, name: row.name, filters, enabled: row.enabled, disarmed });
     }
     return { created: false, rules };
   });
   for (const rule of result.rules) {
     deps.onChange?.({
       type: "upsert",
-      rule: { id: rule.id, userId: user.id, filters: rule.filters, enabled: rule.enabled },
+      rule: {
+        id: rule.id,
+        userId: user.id,
+        filters: rule.filters,
+        enabled: rule.enabled,
+        ...(rule.disarmed ? { armMode: null } : {}),
+      },
     });
   }
+  const disarmed = result.rules.filter((r) => r.disarmed).map((r) => r.name);
   deps.logger.info(
-    { userId: user.id, seeds: seeds.length, created: result.created, rulesUpdated: result.rules.length },
+    {
+      userId: user.id,
+      seeds: seeds.length,
+      created: result.created,
+      rulesUpdated: result.rules.length,
+      rulesDisarmed: disarmed.length,
+    },
     "seed tier saved",
   );
-  return { name, seeds, usedBy: result.rules.map((r) => r.name), created: result.created };
+  return { name, seeds, usedBy: result.rules.map((r) => r.name), created: result.created, disarmed };
 }
 
 export async function listTiers(deps: TierDeps, input: { discordId: string }): Promise<TierView[]> {

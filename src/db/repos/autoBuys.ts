@@ -66,8 +66,9 @@ export interface ArmBound {
 }
 
 /**
- * Arms the user's rule (buys counted from zero again), live with the bound its confirmation
- * showed, shadow with none; false when it is not theirs any more.
+ * Arms the user's rule (buys counted from zero again, under a new arming number: a claim of an
+ * earlier arming gives its buy back to none), live with the bound its confirmation showed, shadow
+ * with none; false when it is not theirs any more.
  */
 export async function armRule(
   db: Db,
@@ -82,6 +83,7 @@ export async function armRule(
       armMode: input.mode,
       armMaxBuys: input.maxBuys,
       armBuys: 0,
+      armGeneration: { increment: 1 },
       armedAt: input.at,
       enabled: true,
       armCeilingCents: b === undefined ? null : centsToDb(b.ceilingCents),
@@ -261,11 +263,23 @@ export async function settleAutoBuy(
   });
 }
 
-/** A claimed buy that spent nothing gives its place back, so max_buys counts real buys. */
-export async function releaseClaim(db: Db, ruleId: number): Promise<void> {
+/**
+ * A claimed buy that spent nothing gives its place back, so max_buys counts real buys: once, and
+ * only to the arming it was taken from. A rule re-armed since (a fresh count, as confirmed) or
+ * disarmed gets nothing, however late the answer (a purchase in flight, the reconciler).
+ */
+export async function releaseClaim(db: Db, autoBuyId: number): Promise<void> {
   await db.$executeRaw`
-    UPDATE watch_rules SET arm_buys = greatest(arm_buys - 1, 0), updated_at = now()
-     WHERE id = ${ruleId} AND arm_mode IS NOT NULL`;
+    WITH held AS (
+      SELECT id, rule_id, arm_generation FROM auto_buys
+       WHERE id = ${autoBuyId} AND arm_generation IS NOT NULL FOR UPDATE
+    ), given AS (
+      UPDATE auto_buys a SET arm_generation = NULL FROM held WHERE a.id = held.id
+      RETURNING held.rule_id, held.arm_generation
+    )
+    UPDATE watch_rules w SET arm_buys = greatest(w.arm_buys - 1, 0), updated_at = now()
+      FROM given
+     WHERE w.id = given.rule_id AND w.arm_mode IS NOT NULL AND w.arm_generation = given.arm_generation`;
 }
 
 /** Disarms the rule once its buys are used up; true when this call did. */
@@ -288,7 +302,8 @@ export async function shadowResults(db: Db, ruleId: number, since: Date): Promis
 /**
  * The reconciler found out what became of an armed rule's purchase whose answer was lost (its
  * commitment key is `auto:<ruleId>:<listingId>`): the match records it, and a purchase that did
- * not go through gives its claim on the rule's buys back. False when the key is not an armed one.
+ * not go through gives its buy back to the arming it was claimed under (releaseClaim). False when
+ * the key is not an armed one.
  */
 export async function settleArmedPurchase(
   db: Db,
@@ -296,11 +311,15 @@ export async function settleArmedPurchase(
 ): Promise<boolean> {
   const m = /^auto:(\d+):(\d+)$/.exec(input.idempotencyKey);
   if (!m) return false;
-  const ruleId = Number(m[1]);
+  const match = await db.autoBuy.findUnique({
+    where: { ruleId_listingId: { ruleId: Number(m[1]), listingId: m[2] as string } },
+    select: { id: true },
+  });
+  if (match === null) return false;
   const { count } = await db.autoBuy.updateMany({
-    where: { ruleId, listingId: m[2] as string, outcome: "unknown" },
+    where: { id: match.id, outcome: "unknown" },
     data: { outcome: input.spent ? "bought" : "lost", detail: input.detail, settledAt: new Date() },
   });
-  if (count > 0 && !input.spent) await releaseClaim(db, ruleId);
+  if (count > 0 && !input.spent) await releaseClaim(db, match.id);
   return count > 0;
 }

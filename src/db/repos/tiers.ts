@@ -44,7 +44,7 @@ export async function tierNamesLike(db: Db, discordId: string, text: string): Pr
 export function rulesFollowingTier(db: Db, userId: number, name: string) {
   return db.watchRule.findMany({
     where: { userId, filters: { path: ["tier"], equals: name } },
-    select: { id: true, name: true, filters: true, enabled: true },
+    select: { id: true, userId: true, name: true, filters: true, enabled: true, armMode: true },
     orderBy: { name: "asc" },
   });
 }

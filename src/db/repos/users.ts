@@ -1,7 +1,8 @@
 // Linked accounts: the encrypted key, link status, and per-user settings.
 import type { Prisma, User } from "../../generated/prisma/client.ts";
 import type { Db } from "../types.ts";
-import { nullableCentsFromDb, nullableCentsToDb, withTransaction } from "../types.ts";
+import { isUniqueViolation, nullableCentsFromDb, nullableCentsToDb, withTransaction } from "../types.ts";
+import { AccountLinkedElsewhere } from "../errors.ts";
 import { NOTHING_STOPPED, stopAutomationRows, type StoppedAutomation } from "./automation.ts";
 
 export type LinkStatus = "active" | "revoked" | "unlinked";
@@ -97,14 +98,23 @@ export interface LinkOutcome {
   stopped: StoppedAutomation;
 }
 
+/** Whether another Discord user has the account linked and active. */
+async function linkedElsewhere(db: Db, { platformId, discordId }: LinkInput): Promise<boolean> {
+  const where = { platformId, status: "active" as const, discordId: { not: discordId } };
+  return platformId !== null && (await db.user.count({ where })) > 0;
+}
+
 /**
  * Links (or re-links) a Discord user to a key: status active, revocation cleared. Unless it is
  * a new key for the account already linked and active (the same platform id), the link
  * generation moves on and every automatic action of the previous link is stopped, in the same
- * transaction: automation never carries over to another (or an unknown) account.
+ * transaction: automation never carries over to another (or an unknown) account. An account
+ * another Discord user has linked is refused (AccountLinkedElsewhere) and nothing changes; of two
+ * links at once, the unique index over active links lets one win and the other is refused.
  */
 export async function linkUser(db: Db, input: LinkInput): Promise<LinkOutcome> {
   return withTransaction(db, async (tx) => {
+    if (await linkedElsewhere(tx, input)) throw new AccountLinkedElsewhere();
     const now = new Date();
     const before = await tx.user.findUnique({ where: { discordId: input.discordId } });
     const sameAccount =
@@ -137,6 +147,9 @@ export async function linkUser(db: Db, input: LinkInput): Promise<LinkOutcome> {
       update: key,
     });
     return { user: toUserRecord(user), sameAccount, stopped };
+  }).catch(async (error: unknown) => {
+    const lost = isUniqueViolation(error) && "$connect" in db && (await linkedElsewhere(db, input));
+    throw lost ? new AccountLinkedElsewhere() : error;
   });
 }
 

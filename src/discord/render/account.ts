@@ -76,8 +76,12 @@ export const transactionTypeLabel = (type: string): string => TYPE_LABELS[type] 
 
 function transactionLine(t: TransactionView): string {
   const bits = [`**${transactionTypeLabel(t.type)}**`];
-  if (t.balanceCents !== 0) bits.push(`balance ${money(t.balanceCents, { sign: true })}`);
-  if (t.pendingCents !== 0) bits.push(`pending ${money(t.pendingCents, { sign: true })}`);
+  if (t.balanceCents === undefined || t.pendingCents === undefined)
+    bits.push("⚠️ amount unreadable (not in whole cents; not shown)");
+  if (t.balanceCents !== undefined && t.balanceCents !== 0)
+    bits.push(`balance ${money(t.balanceCents, { sign: true })}`);
+  if (t.pendingCents !== undefined && t.pendingCents !== 0)
+    bits.push(`pending ${money(t.pendingCents, { sign: true })}`);
   if (t.listingId) bits.push(`listing \`${t.listingId}\``);
   if (t.tradeId) bits.push(`trade \`${t.tradeId}\``);
   if (t.createdAt) bits.push(relativeTime(t.createdAt));

@@ -16,8 +16,7 @@ afterAll(async () => {
 
 const ON = { enabled: true, minPriceCents: null, itemContains: null };
 const SALE = { priceCents: 1000, itemName: "Rifle" };
-const linked = async (discordId: string) =>
-  (await linkUser(db.prisma, standInLink(discordId, { platformId: "76561198000000001" }))).user;
+const linked = async (discordId: string) => (await linkUser(db.prisma, standInLink(discordId))).user;
 
 describe("auto-accept repository", () => {
   it("GIVEN ten passes claiming the same sale at once WHEN they race THEN exactly one claim is granted", async () => {
@@ -53,7 +52,7 @@ describe("auto-accept repository", () => {
       await claimAutoAccept(db.prisma, user.id, "4", { priceCents: 500, itemName: "Old RIFLE" }),
     ).toBeDefined();
     // Another account linked: the generation moved on, so what was turned on does not carry over.
-    await linkUser(db.prisma, standInLink(user.discordId, { platformId: "other" }));
+    await linkUser(db.prisma, standInLink(user.discordId, { platformId: `other${user.discordId}` }));
     await saveAutoAccept(
       db.prisma,
       user.id,
