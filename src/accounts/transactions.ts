@@ -1,7 +1,7 @@
 // The account's balance ledger a page at a time, as plain views (signed cents, ids, dates).
 import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
-import type { TransactionType } from "../market/schemas.ts";
+import { isUnreadableAmount, type TransactionType } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import { requirePage } from "../trading/validate.ts";
 import { toDate } from "../trading/views.ts";
@@ -12,10 +12,10 @@ export interface TransactionView {
   readonly transactionId: string;
   readonly type: string;
   readonly createdAt: Date | undefined;
-  /** Signed change of the balance, in cents. */
-  readonly balanceCents: Cents;
-  /** Signed change of the pending balance, in cents. */
-  readonly pendingCents: Cents;
+  /** Signed change of the balance, in cents; undefined when it came in another form (never guessed). */
+  readonly balanceCents: Cents | undefined;
+  /** Signed change of the pending balance, in cents; undefined when it came in another form. */
+  readonly pendingCents: Cents | undefined;
   readonly listingId: string | undefined;
   readonly tradeId: string | undefined;
 }
@@ -50,9 +50,10 @@ export async function listTransactions(
       transactionId: t.id,
       type: t.type,
       createdAt: toDate(t.created_at),
-      // The ledger states offsets as numbers of cents; fractions would be a service quirk.
-      balanceCents: Math.round(t.balance_offset ?? 0),
-      pendingCents: Math.round(t.pending_offset ?? 0),
+      // Integer cents as sent; a string or a fraction may be another unit: not shown (the client
+      // has logged and counted it), and the page says the amount could not be read.
+      balanceCents: isUnreadableAmount(t.balance_offset) ? undefined : (t.balance_offset ?? 0),
+      pendingCents: isUnreadableAmount(t.pending_offset) ? undefined : (t.pending_offset ?? 0),
       listingId: t.details?.listing_id ?? t.details?.contract_id,
       tradeId: t.details?.trade_id,
     })),

@@ -11,6 +11,7 @@ import { ROUTES, buildPath, endpointOf } from "../market/routes.ts";
 import type { Endpoint, PathParams, RouteName } from "../market/routes.ts";
 import * as s from "../market/schemas.ts";
 import { send } from "./http.ts";
+import { ledgerUnitFinding } from "./ledgerUnit.ts";
 
 /** The only routes the doctor may call: reads, and the one POST that only reads. */
 export const READ_ROUTES = [
@@ -101,7 +102,13 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
     route: R,
     params: PathParams<R>,
     key: "main" | "second",
-    extra: { query?: Record<string, string>; body?: unknown; broad?: boolean } = {},
+    extra: {
+      query?: Record<string, string>;
+      body?: unknown;
+      broad?: boolean;
+      /** Checks of the answer beyond its contract, when it came back 2xx and as JSON. */
+      check?: (body: unknown) => DriftFinding | undefined;
+    } = {},
   ): Promise<Answer> {
     const def = ROUTES[route];
     const endpoint = endpointOf(route);
@@ -155,6 +162,9 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
         });
       }
       if (body !== undefined) findings.push(...inspect(route, body, extra.broad ?? false));
+      const checked = body === undefined ? undefined : extra.check?.(body);
+      if (checked !== undefined && !findings.some((f) => f.field === checked.field && f.kind !== "unknown"))
+        findings.push(checked);
     } else if (BEST_EFFORT.has(route) && status !== 401 && status !== 429 && status < 500) {
       // Not in the spec: the bot only greets the user with it, so its absence is no drift.
       note = `not offered here (status ${status}); the bot reads it best-effort`;
@@ -262,20 +272,18 @@ export async function runProbes(opts: ProbeOptions): Promise<ProbeResult[]> {
   const trade = objectsAt(trades.body, "trades[]").find((t) => isId(t["id"]));
   if (trade !== undefined) await probe("getTrade", { trade_id: String(trade["id"]) }, "main");
   else skip("getTrade", "main", "this account has no trade to read");
-  await probe("getTransactions", {}, "main");
+  await probe("getTransactions", {}, "main", { check: (ledger) => ledgerUnitFinding(me.body, ledger) });
   await probe("getWatchlist", {}, "main");
 
   if (opts.secondApiKey !== undefined) {
-    for (const route of [
-      "getMe",
-      "getMyBuyOrders",
-      "getOffersTimeline",
-      "getMyTrades",
-      "getTransactions",
-      "getWatchlist",
-    ] as const) {
+    const secondMe = await probe("getMe", {}, "second");
+    for (const route of ["getMyBuyOrders", "getOffersTimeline", "getMyTrades"] as const) {
       await probe(route, {}, "second");
     }
+    await probe("getTransactions", {}, "second", {
+      check: (ledger) => ledgerUnitFinding(secondMe.body, ledger),
+    });
+    await probe("getWatchlist", {}, "second");
   }
   return results;
 }

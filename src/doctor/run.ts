@@ -22,9 +22,31 @@ export async function runDoctor(config: DoctorConfig): Promise<DoctorOutcome> {
   const report = buildReport(config.baseUrl, results);
   const text = config.json ? renderJson(report) : renderTable(report);
   // Belt and braces: whatever an answer echoed, the keys never reach the output.
-  let safe = text;
-  for (const key of [config.apiKey, config.secondApiKey]) {
-    if (key !== undefined) safe = safe.split(key).join("[redacted]");
-  }
+  const safe = redactKeys(text, [config.apiKey, config.secondApiKey]);
   return { report, text: safe, exitCode: report.ok ? 0 : 1 };
+}
+
+/** Below this length a key is a word of the report too ("e", "key"): redacted only where it stands alone. */
+const SHORT_KEY = 12;
+
+/**
+ * Every occurrence of each key replaced by "[redacted]". A short key is replaced only where no
+ * letter, digit, "-" or "_" touches it, so that a one-letter key cannot turn "expects" into
+ * "e[redacted]pects"; a real key (long, random) is replaced wherever it appears.
+ */
+export function redactKeys(text: string, keys: readonly (string | undefined)[]): string {
+  let safe = text;
+  // Longest first: a key inside another key is redacted with it.
+  const sorted = [...new Set(keys.filter((k): k is string => k !== undefined && k !== ""))].sort(
+    (a, b) => b.length - a.length,
+  );
+  for (const key of sorted) {
+    if (key.length >= SHORT_KEY) {
+      safe = safe.split(key).join("[redacted]");
+    } else {
+      const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      safe = safe.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, "g"), "[redacted]");
+    }
+  }
+  return safe;
 }

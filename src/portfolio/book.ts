@@ -56,6 +56,8 @@ export interface Book {
   /** Purchases still held: bought, not refunded, reversed or sold. */
   readonly open: readonly Lot[];
   readonly purchases: readonly { readonly lot: Lot; readonly undone: boolean }[];
+  /** Entries left out because an amount could not be read as integer cents (never guessed). */
+  readonly unreadableAmounts: number;
 }
 
 /** Label of P&L entries that belong to no item. */
@@ -69,7 +71,8 @@ export const NO_ITEM = {
  * listing (contract) id; entries that name none fall back to "listing <id>".
  */
 export function buildBook(entries: readonly LedgerEntry[], itemOf: (contractId: string) => string): Book {
-  const ordered = [...entries].sort(byLedgerOrder);
+  // An amount in another form than integer cents may be in another unit: left out, and counted.
+  const ordered = entries.filter((e) => !e.amountUnreadable).sort(byLedgerOrder);
   const openByItem = new Map<string, Lot[]>();
   const purchases = new Map<string, Purchase>();
   const sales = new Map<string, Sale>();
@@ -208,6 +211,7 @@ export function buildBook(entries: readonly LedgerEntry[], itemOf: (contractId: 
     events,
     open: [...openByItem.values()].flat(),
     purchases: [...purchases.values()].map((p) => ({ lot: p.lot, undone: p.undone })),
+    unreadableAmounts: entries.length - ordered.length,
   };
 }
 

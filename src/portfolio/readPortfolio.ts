@@ -35,6 +35,8 @@ export interface Portfolio {
   readonly truncated: boolean;
   /** Listings whose item could not be named (shown as "listing <id>"). */
   readonly unnamed: number;
+  /** Ledger entries left out of the figures: an amount not in integer cents (its unit may have changed). */
+  readonly unreadableAmounts: number;
   readonly feeBps: number;
 }
 
@@ -138,6 +140,7 @@ export function portfolioFrom(
     entriesRead: entries.length,
     truncated,
     unnamed: [...contractIds].filter((id) => !named.has(id)).length,
+    unreadableAmounts: book.unreadableAmounts,
     feeBps: deps.fees.sellerFeeBps,
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // process-wide dispatcher, and discord.js's file uploads fail under the other copy's.
 import type { Bot, BotUser } from "../support/harness.ts";
 import "../support/harness.ts";
+import { buyAndFindTrade } from "../support/purchase.ts";
 import {
   answer,
   buttonId,
@@ -41,8 +42,7 @@ async function aliceBuysFromBob(name: string, price: number, reference?: number)
     type: "buy_now",
     ...(reference === undefined ? {} : { reference_price: reference }),
   });
-  const [trade] = await market.as(alice).buyListings({ contract_ids: [l.id], total_price: price });
-  if (!trade) throw new Error("no trade");
+  const trade = await buyAndFindTrade(market.as(alice), l.id, price);
   return trade.id;
 }
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DoctorConfigError, loadDoctorConfig } from "../../src/config/doctor.ts";
 import type { DoctorConfig } from "../../src/config/doctor.ts";
 import type { DoctorReport } from "../../src/doctor/report.ts";
-import { runDoctor } from "../../src/doctor/run.ts";
+import { redactKeys, runDoctor } from "../../src/doctor/run.ts";
 import { EXAMPLE_ITEM, startSandbox } from "../../src/sandbox/index.ts";
 import type { DriftSpec, Sandbox } from "../../src/sandbox/index.ts";
 
@@ -44,7 +44,9 @@ async function drift(spec: DriftSpec): Promise<void> {
   expect(res.status).toBe(200);
 }
 
-async function doctorWith(spec: DriftSpec): Promise<{ report: DoctorReport; exitCode: number }> {
+async function doctorWith(
+  spec: DriftSpec,
+): Promise<{ report: DoctorReport; exitCode: number; text: string }> {
   await drift(spec);
   return runDoctor(config);
 }
@@ -253,6 +255,59 @@ describe("the doctor against a marketplace changed without notice", () => {
         "GET /history/{market_hash_name}/sales (status) status",
       ]),
     );
+  });
+});
+
+describe("the doctor and money units: never guessed", () => {
+  const LEDGER = "GET /me/transactions";
+  const OFFSET = "transactions[].balance_offset";
+
+  for (const [as, example] of [
+    ["dollars", 'a dollar string: 500000 becomes "5000.00"'],
+    ["string", 'a string of cents: 500000 becomes "500000"'],
+    ["fraction", "dollars as a number: 500000 becomes 5000, a hundredth of the balance"],
+  ] as const) {
+    it(`GIVEN the ledger's balance_offset sent as ${example} WHEN the doctor runs THEN it names balance_offset as changed, the ledger's features are broken and it exits 1`, async () => {
+      const { report, exitCode, text } = await doctorWith({ retypeFields: { balance_offset: as } });
+
+      expect(exitCode).toBe(1);
+      expect(report.ok).toBe(false);
+      expect(report.drift).toContainEqual(
+        expect.objectContaining({ endpoint: LEDGER, field: OFFSET, kind: "type", key: "main" }),
+      );
+      expect(report.drift.find((d) => d.field === OFFSET)?.expected).toMatch(/^signed integer cents/);
+      expect(verdictOf(report, "/portfolio")?.verdict).toBe("broken");
+      expect(verdictOf(report, "reversal")?.verdict).toBe("broken");
+      expect(text).toMatch(/GET \/me\/transactions\s+transactions\[\]\.balance_offset\s+type/);
+      expect(text).toContain("Result: DRIFT");
+    });
+  }
+
+  it("GIVEN a stall's total_price sent as a dollar string WHEN the doctor runs THEN total_price is named as changed and it exits 1", async () => {
+    const { report, exitCode } = await doctorWith({ retypeFields: { total_price: "dollars" } });
+
+    expect(exitCode).toBe(1);
+    expect(driftOf(report, "GET /users/{platform_id}/stall")).toEqual(["total_price type"]);
+  });
+
+  it("GIVEN a stall answer without total_count and total_price (as an SDK allows) WHEN the doctor runs THEN that is no drift and it exits 0", async () => {
+    const { report, exitCode } = await doctorWith({
+      renameFields: { total_count: "listing_count", total_price: "listing_value" },
+    });
+
+    expect(driftOf(report, "GET /users/{platform_id}/stall")).toEqual([]);
+    expect(exitCode).toBe(0);
+    expect(verdictOf(report, "/stall")?.verdict).toBe("works");
+  });
+
+  it("GIVEN a one-letter key WHEN the doctor's report is redacted THEN the key is hidden where it stands alone and no word is cut", async () => {
+    const { text } = await runDoctor({ ...config, apiKey: "e", secondApiKey: undefined });
+
+    expect(text).toContain("Marketplace contract doctor");
+    expect(text).toContain("Result:");
+    expect(text).not.toMatch(/\w\[redacted\]|\[redacted\]\w/);
+    expect(redactKeys("key e expects e.", ["e"])).toBe("key [redacted] expects [redacted].");
+    expect(redactKeys(`sent ${config.apiKey}x`, [config.apiKey])).toBe("sent [redacted]x");
   });
 });
 

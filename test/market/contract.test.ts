@@ -222,7 +222,10 @@ describe("buying", () => {
     const trades = await asBob.buyListings({ contract_ids: [made.id], total_price: 1_100 });
 
     expect((await operator.getListing(made.id)).state).toBe("sold");
-    expect(trades.map((tr) => tr.contract_id)).toEqual([made.id]);
+    // The live answer is a message: no trades in it; the trade is the buyer's in GET /me/trades.
+    expect(trades).toEqual([]);
+    const mine = await asBob.getMyTrades({ role: "buyer", limit: 50 });
+    expect(mine.trades.find((tr) => tr.contract_id === made.id)?.state).toBe("queued");
   });
 
   contract("placeBid", "a bid with a ceiling is placed on an auction", async () => {
@@ -377,8 +380,10 @@ describe("trades", () => {
   /** Bob buys a fresh listing; the purchase opens one trade. */
   async function bobsPurchase(price: number) {
     const made = sandbox.control.createListing({ price });
-    const [trade] = await asBob.buyListings({ contract_ids: [made.id], total_price: price });
-    if (trade === undefined) throw new Error("the purchase answered no trade");
+    await asBob.buyListings({ contract_ids: [made.id], total_price: price });
+    const mine = await asBob.getMyTrades({ role: "buyer", limit: 50 });
+    const trade = mine.trades.find((tr) => tr.contract_id === made.id);
+    if (trade === undefined) throw new Error("the purchase opened no trade of bob's");
     return { made, trade };
   }
 

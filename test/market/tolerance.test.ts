@@ -149,7 +149,7 @@ describe("numbers that arrive as strings", () => {
         transactions: [
           fixtures.transaction("4001", {
             type: "contract_sold",
-            balance_offset: "1187.5",
+            balance_offset: 1188,
             details: {
               fee_amount: "62.5",
               fee: "0.05",
@@ -166,7 +166,8 @@ describe("numbers that arrive as strings", () => {
     const page = await client.forKey(KEY).getTransactions({ limit: 1 });
 
     const tx = page.transactions[0];
-    expect(tx?.balance_offset).toBe(1187.5);
+    // The offset itself is whole cents: only the detail fields are tolerated as strings.
+    expect(tx?.balance_offset).toBe(1188);
     expect(tx?.details?.fee_amount).toBe(62.5);
     expect(tx?.details?.fee).toBe("0.05");
     expect(tx?.details?.float_fee).toBe("0");

@@ -43,7 +43,8 @@ export function reversalAlertOf(e: LedgerEntry, itemName: string | undefined): R
   return {
     kind: "reversal",
     transactionId: e.id.slice(0, 40),
-    amountCents: e.balanceCents + e.pendingCents,
+    // An amount not in integer cents is never guessed: the alert says it could not be read.
+    ...(e.amountUnreadable ? {} : { amountCents: e.balanceCents + e.pendingCents }),
     ...(tradeId === undefined ? {} : { tradeId }),
     ...(listingId === undefined ? {} : { listingId }),
     ...(itemName === undefined ? {} : { itemName }),

@@ -289,8 +289,8 @@ export type GuardDigestAlert = z.infer<typeof GuardDigestAlert>;
 export const ReversalAlert = z.object({
   kind: z.literal("reversal"),
   transactionId: z.string().min(1).max(40),
-  /** Signed change of the balance, cents. */
-  amountCents: z.number().int(),
+  /** Signed change of the balance, cents; absent when the ledger's amount could not be read as cents. */
+  amountCents: z.number().int().optional(),
   tradeId: Id.optional(),
   listingId: Id.optional(),
   itemName: z.string().optional(),

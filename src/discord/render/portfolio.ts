@@ -47,6 +47,10 @@ export function portfolioMessage(
     `Sales credited ${money(s.netSalesCents)} · fees ${money(s.feesCents)} · bought ${money(s.spentCents)}` +
       (s.reversals > 0 ? ` · ⚠️ ${plural(s.reversals, "reversal")}` : ""),
   ];
+  if (p.unreadableAmounts > 0)
+    lines.push(
+      `⚠️ ${p.unreadableAmounts} ledger ${p.unreadableAmounts === 1 ? "entry" : "entries"} came with an amount the bot cannot read (not in whole cents): left out of these figures rather than guessed.`,
+    );
   if (s.unknownCostSales > 0)
     lines.push(
       `${plural(s.unknownCostSales, "sale")} (${money(s.unknownCostCents)}) of items with no purchase in your ledger are left out of the P&L: their cost is unknown.`,

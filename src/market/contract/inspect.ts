@@ -159,6 +159,8 @@ function matches(type: FieldType, value: unknown): boolean {
       return typeof value === "string" && /^\d+$/.test(value);
     case "cents":
       return typeof value === "number" && Number.isInteger(value) && value >= 0;
+    case "signedCents":
+      return typeof value === "number" && Number.isInteger(value);
     case "number":
       return (
         (typeof value === "number" && Number.isFinite(value)) ||
@@ -184,6 +186,7 @@ function matches(type: FieldType, value: unknown): boolean {
 const EXPECTED: Record<FieldType, string> = {
   id: "a numeric id string",
   cents: "integer cents",
+  signedCents: "signed integer cents",
   number: "a number",
   int: "a whole number",
   string: "a string",

@@ -9,11 +9,13 @@ import { HistoryPoint, SaleEntry, Transaction } from "../schemas/account.ts";
 import { Offer, Trade } from "../schemas/trades.ts";
 
 /**
- * id: a numeric string. cents: integer cents (a money amount the bot acts on). number/int: a number
- * or a numeric string (tolerated: several live clients see strings). The rest are JSON types.
+ * id: a numeric string. cents: integer cents (a money amount the bot acts on); signedCents: the same,
+ * signed (ledger offsets). A money field in another form (a string, a fraction, a decimal point) is
+ * drift: its unit may have changed. number/int: a number or a numeric string (tolerated: several
+ * live clients see strings, e.g. the ledger's money-like detail fields). The rest are JSON types.
  */
 export type FieldType =
-  "id" | "cents" | "number" | "int" | "string" | "boolean" | "timestamp" | "list" | "object";
+  "id" | "cents" | "signedCents" | "number" | "int" | "string" | "boolean" | "timestamp" | "list" | "object";
 
 /**
  * always: every object must carry it. usually: at least one of a sample of many objects must carry
@@ -195,7 +197,7 @@ export const CONTRACTS: readonly RouteContract[] = [
     root: "object",
     objects: [
       // The balance is cents shown to the user: a dollar amount would read a hundred times too small.
-      { at: "", known: ["user", "balance", ...keys(UserSummary)], fields: { balance: optional("int") } },
+      { at: "", known: ["user", "balance", ...keys(UserSummary)], fields: { balance: optional("cents") } },
     ],
   },
   {
@@ -249,7 +251,8 @@ export const CONTRACTS: readonly RouteContract[] = [
       {
         at: "",
         known: ["data", "cursor", "total_count", "total_price"],
-        fields: { data: always("list"), total_count: always("int"), total_price: always("number") },
+        // Totals may be absent (an SDK types them optional); when there, the price is integer cents.
+        fields: { data: always("list"), total_count: optional("int"), total_price: optional("cents") },
       },
       ...listingObjects("data[]"),
     ],
@@ -308,7 +311,11 @@ export const CONTRACTS: readonly RouteContract[] = [
       {
         at: "transactions[]",
         known: keys(Transaction),
-        fields: { type: always("string"), balance_offset: optional("number") },
+        fields: {
+          type: always("string"),
+          balance_offset: optional("signedCents"),
+          pending_offset: optional("signedCents"),
+        },
       },
     ],
   },

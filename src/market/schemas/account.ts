@@ -8,10 +8,10 @@ import {
   LooseInt,
   LooseNumber,
   LooseString,
-  SignedAmount,
   Timestamp,
   lenient,
   opt,
+  signedCents,
   tolerantArray,
 } from "./primitives.ts";
 
@@ -34,8 +34,9 @@ export const Transaction = z.object({
   user_id: opt(z.string()),
   created_at: opt(Timestamp),
   type: z.string(),
-  balance_offset: opt(SignedAmount),
-  pending_offset: opt(SignedAmount),
+  /** Signed integer cents; any other form reads as unreadable, never guessed (docs/live-service.md). */
+  balance_offset: signedCents("transaction.balance_offset"),
+  pending_offset: signedCents("transaction.pending_offset"),
   details: lenient(
     z.object({
       bid_id: opt(LooseString),

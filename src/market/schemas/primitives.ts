@@ -18,7 +18,7 @@ export const LooseNumber = z.preprocess(
 export const LooseInt = LooseNumber.pipe(z.number().int());
 /** Text that some clients see as a number (original_tx: string | number). */
 export const LooseString = z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string());
-/** Signed money change (ledger offsets); the live service may send fractions or strings. */
+/** A signed number, or a numeric string: for money-like *detail* fields that arrive as strings. */
 export const SignedAmount = LooseNumber;
 
 /** Null read as absent: the live service sends null where the spec omits a field. */
@@ -97,6 +97,52 @@ export function lenient<T extends z.ZodType>(schema: T, what: string) {
       const parsed = schema.safeParse(value);
       if (parsed.success) return parsed.data;
       droppedSink?.push(droppedElement(what, 0, parsed.error));
+      return undefined;
+    });
+}
+
+/**
+ * An amount the service writes as integer cents that came in another form: a string, a fraction, a
+ * decimal point. Its unit may have changed (dollars?), so it is never guessed: it is neither shown
+ * nor summed, and the reader says the amount could not be read. `seen` is a shape, never the value.
+ */
+export interface UnreadableAmount {
+  readonly unreadable: true;
+  readonly seen: "a string" | "a fractional number" | "another type";
+}
+
+export function isUnreadableAmount(v: unknown): v is UnreadableAmount {
+  return typeof v === "object" && v !== null && (v as { unreadable?: unknown }).unreadable === true;
+}
+
+/**
+ * Signed integer cents (the ledger's balance_offset and pending_offset), absent when null or
+ * missing. Anything but a whole JSON number reads as an UnreadableAmount, reported to
+ * collectDropped as `what` so that the client logs and counts it.
+ */
+export function signedCents(what: string) {
+  return z
+    .unknown()
+    .optional()
+    .transform((v): number | UnreadableAmount | undefined => {
+      if (v === null || v === undefined) return undefined;
+      if (typeof v === "number" && Number.isSafeInteger(v)) return v;
+      droppedSink?.push({ what, index: 0, path: "(root)" });
+      const seen =
+        typeof v === "string" ? "a string" : typeof v === "number" ? "a fractional number" : "another type";
+      return { unreadable: true, seen };
+    });
+}
+
+/** Integer cents >= 0 that must not take their answer down: unreadable ones read as absent, reported. */
+export function lenientCents(what: string) {
+  return z
+    .unknown()
+    .optional()
+    .transform((v): number | undefined => {
+      if (v === null || v === undefined) return undefined;
+      if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
+      droppedSink?.push({ what, index: 0, path: "(root)" });
       return undefined;
     });
 }

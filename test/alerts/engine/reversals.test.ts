@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoUser } from "../../../src/sandbox/index.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
+import { buyAndFindTrade } from "../../support/purchase.ts";
 import { pollNeeds } from "../../../src/alerts/accountPollers/pollPlan.ts";
 import { startWorld, type World } from "./world.ts";
 
@@ -42,10 +43,7 @@ async function verifiedSale(name: string, price: number): Promise<string> {
     price,
     type: "buy_now",
   });
-  const [trade] = await w.market
-    .forKey(aliceDemo.apiKey)
-    .buyListings({ contract_ids: [l.id], total_price: price });
-  if (!trade) throw new Error("no trade");
+  const trade = await buyAndFindTrade(w.market.forKey(aliceDemo.apiKey), l.id, price);
   // The bot sees the sale while it is open, as its trade checks would: a reversal of a trade it
   // saw is what its rollback reads look for.
   await engine.runTradesOnce();
@@ -109,10 +107,7 @@ describe("reversal alerts", () => {
       price: 700,
       type: "buy_now",
     });
-    const [trade] = await w.market
-      .forKey(aliceDemo.apiKey)
-      .buyListings({ contract_ids: [l.id], total_price: 700 });
-    const tradeId = trade?.id ?? "";
+    const tradeId = (await buyAndFindTrade(w.market.forKey(aliceDemo.apiKey), l.id, 700)).id;
     await engine.runTradesOnce(); // seen open: tracked
     await w.market.forKey(bobDemo.apiKey).acceptTrade(tradeId);
     w.sandbox.control.advanceClock(HOUR + MINUTE);
