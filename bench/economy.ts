@@ -2,7 +2,7 @@
 // design that runs one search per rule per cycle: counted, and a sample of it timed against the sandbox.
 import { searchQueryFor } from "../src/alerts/rules/rules.ts";
 import { createMarketClient, type MarketCallEvent } from "../src/market/client.ts";
-import { DEFAULT_RATE_LIMIT } from "../src/sandbox/rateLimit.ts";
+import { ROOMY_RATE_LIMIT } from "../src/sandbox/rateLimit.ts";
 import { logSink, progress, round, seededRandom, sleep, waitUntil } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import {
@@ -146,7 +146,7 @@ export async function runEconomy(postgres: BenchPostgres, opts: EconomyOptions):
       );
       const wallMs = performance.now() - started;
       const msPerSearch = wallMs / opts.naiveSample;
-      const budget = { ...DEFAULT_RATE_LIMIT };
+      const budget = { ...ROOMY_RATE_LIMIT };
       return {
         intervalMs: opts.intervalMs,
         users: opts.users,

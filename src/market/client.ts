@@ -223,10 +223,12 @@ export function createMarketClient(options: MarketClientOptions): MarketClient {
       buyListings: async (body) => {
         watch.holdMoney("buy", "buyListings");
         const res = await call("buyListings", {}, { body: checked("buyListings", req.BuyBody, body) });
-        // The spec does not show this body. The purchase happened, so an unreadable answer must not
-        // turn into an error that invites a second buy: report no trades and let callers re-read.
-        const trades = s.TradesEnvelope.safeParse(parseJsonOrUndefined(res.text));
-        if (trades.success) return trades.data.data;
+        // The spec does not show this body. Live it is `{ message: "all listings purchased" }`: a
+        // success with no trades (callers find theirs in GET /me/trades). The purchase happened
+        // either way, so an unreadable answer must not turn into an error that invites a second
+        // buy: report no trades and let callers re-read.
+        const answer = s.PurchaseAnswer.safeParse(parseJsonOrUndefined(res.text));
+        if (answer.success) return answer.data;
         log.warn(
           { endpoint: endpointOf("buyListings") },
           "purchase answer not understood; returning no trades",

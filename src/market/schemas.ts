@@ -15,10 +15,11 @@ export {
   Timestamp,
   collectDropped,
   droppedElement,
+  isUnreadableAmount,
   readTolerantly,
   tolerantArray,
 } from "./schemas/primitives.ts";
-export type { DroppedElement } from "./schemas/primitives.ts";
+export type { DroppedElement, UnreadableAmount } from "./schemas/primitives.ts";
 export * from "./schemas/listings.ts";
 export * from "./schemas/buyOrders.ts";
 export * from "./schemas/trades.ts";

@@ -56,7 +56,7 @@ export function createBuyOrder(
   },
   at: number,
 ): BuyOrderRec {
-  const { id, seq } = store.nextId();
+  const { id, seq } = store.nextId(at);
   const o: BuyOrderRec = {
     id,
     seq,

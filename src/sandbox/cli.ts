@@ -1,9 +1,10 @@
-// `npm run sandbox [-- --port 8787 --seed 1 --no-rate-limit]`: runs the sandbox until Ctrl-C and prints its keys.
+// `npm run sandbox [-- --port 8787 --seed 1 --rate-limit live|roomy|off]`: runs the sandbox until Ctrl-C and prints its keys.
 import { parseArgs } from "node:util";
 import { createLogger } from "../log.ts";
 import { startSandbox } from "./index.ts";
 
-const USAGE = `usage: npm run sandbox -- [--port 8787] [--host 127.0.0.1] [--seed 1] [--no-rate-limit]`;
+const USAGE = `usage: npm run sandbox -- [--port 8787] [--host 127.0.0.1] [--seed 1] [--rate-limit live|roomy|off] [--no-rate-limit]`;
+const RATE_LIMITS = { live: "live", roomy: "roomy", off: false } as const;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
       port: { type: "string", default: "8787" },
       host: { type: "string", default: "127.0.0.1" },
       seed: { type: "string", default: "1" },
+      "rate-limit": { type: "string", default: "live" },
       "no-rate-limit": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -21,7 +23,17 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port);
   const seed = Number(values.seed);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535 || !Number.isInteger(seed)) {
+  const rateName = values["no-rate-limit"] ? "off" : values["rate-limit"];
+  const rateLimit = Object.hasOwn(RATE_LIMITS, rateName)
+    ? RATE_LIMITS[rateName as keyof typeof RATE_LIMITS]
+    : undefined;
+  if (
+    !Number.isInteger(port) ||
+    port < 0 ||
+    port > 65_535 ||
+    !Number.isInteger(seed) ||
+    rateLimit === undefined
+  ) {
     process.stderr.write(`${USAGE}\n`);
     process.exitCode = 2;
     return;
@@ -33,7 +45,7 @@ async function main(): Promise<void> {
     host: values.host,
     seed,
     logger,
-    ...(values["no-rate-limit"] ? { rateLimit: false as const } : {}),
+    rateLimit,
   });
   const lines = [
     "Sandbox marketplace is running.",

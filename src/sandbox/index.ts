@@ -7,7 +7,15 @@ import { catalogItems } from "./catalog.ts";
 import { buildControlRouter, createControl, type SandboxControl } from "./control/index.ts";
 import { DriftBook } from "./drift.ts";
 import { FaultBook } from "./faults.ts";
-import { AddressLimiter, RateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from "./rateLimit.ts";
+import {
+  AddressLimiter,
+  RATE_LIMIT_PROFILES,
+  RateLimiter,
+  ROOMY_RATE_LIMIT,
+  type RateLimitOptions,
+  type RateLimitProfile,
+  type RouteBudget,
+} from "./rateLimit.ts";
 import { createRng } from "./rng.ts";
 import { buildApiRouter } from "./routes/index.ts";
 import { SANDBOX_OPERATOR_KEY, seedWorld, type DemoUser } from "./seed.ts";
@@ -20,7 +28,8 @@ export type { DemoUser } from "./seed.ts";
 export type { FaultSpec } from "./faults.ts";
 export type { DriftSpec } from "./drift.ts";
 export type { Stats, RouteStats } from "./stats.ts";
-export type { RateLimitOptions } from "./rateLimit.ts";
+export type { RateLimitOptions, RateLimitProfile, RouteBudget } from "./rateLimit.ts";
+export { LIVE_ADDRESS_RATE_LIMIT, LIVE_RATE_LIMIT, ROOMY_RATE_LIMIT } from "./rateLimit.ts";
 export type {
   BidJson,
   BuyOrderJson,
@@ -43,10 +52,14 @@ export interface SandboxOptions {
   host?: string;
   /** Seed of the generated data; the same seed (and clock) gives the same world. Default 1. */
   seed?: number;
-  /** Per (key or address) and endpoint budget. false: never refuse, still send the headers. */
-  rateLimit?: RateLimitOptions | false;
-  /** The per-address budget, all keys together (the live service has one); default none. */
-  addressRateLimit?: RateLimitOptions;
+  /**
+   * Per (key or address) and endpoint budget: a named profile, "live" (the default: the budgets
+   * recorded live, per route, and a per-address budget) or "roomy" (1,000 a minute everywhere, no
+   * address budget), or budgets of your own. false: never refuse, still send the headers.
+   */
+  rateLimit?: RateLimitOptions | RateLimitProfile | false;
+  /** The per-address budget, all keys together; default the profile's (live: on), else none. */
+  addressRateLimit?: RouteBudget | false;
   /** Default: silent. */
   logger?: Logger;
   /** Base clock in ms since epoch (default Date.now); the sandbox clock adds advanceClock offsets. */
@@ -75,10 +88,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const faults = new FaultBook();
   const drift = new DriftBook();
   const stats = new StatsBook();
+  const rate = opts.rateLimit ?? "live";
+  const profile = typeof rate === "string" ? RATE_LIMIT_PROFILES[rate] : undefined;
   const limiter =
-    opts.rateLimit === false
-      ? new RateLimiter(DEFAULT_RATE_LIMIT, false)
-      : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, true);
+    rate === false
+      ? new RateLimiter(ROOMY_RATE_LIMIT, false)
+      : new RateLimiter(profile?.perKey ?? (rate as RateLimitOptions), true);
+  const perAddress =
+    opts.addressRateLimit === false ? undefined : (opts.addressRateLimit ?? profile?.perAddress);
   const control = createControl(store, world, faults, stats, drift);
   const pending: Pending = { hung: new Set(), timers: new Set() };
   const handler = createHandler(
@@ -87,7 +104,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       api: buildApiRouter(store),
       control: buildControlRouter(control, faults),
       limiter,
-      ...(opts.addressRateLimit ? { addressLimiter: new AddressLimiter(opts.addressRateLimit) } : {}),
+      ...(perAddress ? { addressLimiter: new AddressLimiter(perAddress) } : {}),
       faults,
       drift,
       stats,

@@ -62,7 +62,7 @@ export function createListing(store: Store, seller: UserRec, input: NewListing, 
   const asset = seller.inventory.get(input.assetId);
   if (!asset) throw badRequest(`asset ${input.assetId} is not in your inventory`);
   seller.inventory.delete(input.assetId);
-  const { id, seq } = store.nextId();
+  const { id, seq } = store.nextId(at);
   const isAuction = input.type === "auction";
   const start = isAuction ? (input.reservePrice ?? input.price ?? MIN_PRICE) : (input.price ?? MIN_PRICE);
   const l: ListingRec = {
@@ -95,7 +95,7 @@ export function createListing(store: Store, seller: UserRec, input: NewListing, 
   store.activate(l);
   if (l.auction) {
     store.schedule(l.auction.expiresAt, (when) => {
-      if (l.state === "listed") settleAuction(store, l, when);
+      if (l.state === "listed" && l.auction?.settlementHeld !== true) settleAuction(store, l, when);
     });
   }
   return l;
@@ -268,7 +268,7 @@ export function buyListings(
 }
 
 function newBid(store: Store, l: ListingRec, bidderId: string, price: number, at: number): BidRec {
-  const { id, seq } = store.nextId();
+  const { id, seq } = store.nextId(at);
   const b: BidRec = { id, seq, listingId: l.id, bidderId, price, state: "active", createdAt: at };
   const a = l.auction;
   if (!a) throw new SandboxError(500, ErrorCode.internal, "not an auction");

@@ -227,9 +227,10 @@ export function searchListings(store: Store, q: ListingQuery, viewerId?: string)
   return out;
 }
 
+/** Totals only on the first page: later pages lack them, as an SDK types them optional (docs/live-service.md). */
 export interface StallPage extends Page<ListingJson> {
-  total_count: number;
-  total_price: number;
+  total_count?: number;
+  total_price?: number;
 }
 
 export function stall(
@@ -261,8 +262,7 @@ export function stall(
   const page = items.slice(start, start + opts.limit);
   const out: StallPage = {
     data: page.map((l) => listingJson(store, l, viewerId)),
-    total_count: items.length,
-    total_price: totalPrice,
+    ...(opts.cursor === undefined ? { total_count: items.length, total_price: totalPrice } : {}),
   };
   const last = page[page.length - 1];
   if (last && start + opts.limit < items.length) out.cursor = encodeCursor({ s: "stall", k: 0, q: last.seq });

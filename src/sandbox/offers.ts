@@ -15,8 +15,8 @@ import {
 export const OFFER_TTL_MS = DAY;
 
 function addOffer(store: Store, o: Omit<OfferRec, "id" | "seq" | "messageId">): OfferRec {
-  const { id, seq } = store.nextId();
-  const offer: OfferRec = { ...o, id, seq, messageId: store.nextId().id };
+  const { id, seq } = store.nextId(o.createdAt);
+  const offer: OfferRec = { ...o, id, seq, messageId: store.nextId(o.createdAt).id };
   store.offers.set(id, offer);
   const l = listingOf(store, offer.listingId);
   pushTo(store.offersByUser, offer.buyerId, offer);

@@ -88,6 +88,15 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A write's body as the journal keeps it: parsed JSON, or the text itself when it is not JSON. */
+function journalBody(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return text;
+  }
+}
+
 function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
@@ -105,6 +114,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
     });
 
   async function api(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: string) {
+    const arrivedAt = Date.now();
     let template = "unknown";
     let rate: Record<string, string> = {};
     let reply: Reply;
@@ -116,7 +126,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
       const keyUser = key === undefined ? undefined : store.usersByKey.get(key);
       const user = keyUser && !keyUser.revoked ? keyUser : undefined;
       const identity = user ? `k:${user.apiKey}` : `a:${req.socket.remoteAddress ?? "?"}`;
-      const decision = deps.limiter.take(`${identity} ${method} ${template}`, store.realNow());
+      const decision = deps.limiter.take(identity, `${method} ${template}`, store.realNow());
       rate = decision.headers;
       const addressWait = deps.addressLimiter?.take(req.socket.remoteAddress ?? "?", store.realNow());
       if (addressWait !== undefined) {
@@ -159,7 +169,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
           }
           if (f.kind === "rate_limit") {
             const after = f.retryAfterSeconds ?? 1;
-            rate = deps.limiter.exhausted(store.realNow(), after);
+            rate = deps.limiter.exhausted(`${method} ${template}`, store.realNow(), after);
             reply = {
               status: 429,
               body: { code: ErrorCode.rateLimited, message: "rate limit exceeded (injected)" },
@@ -182,7 +192,7 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
           await delay(f.ms ?? 1000);
           store.tick();
         }
-        reply = await route(req, method, path, query, m, user, key);
+        reply = await route(req, method, path, query, m, user, key, arrivedAt);
       }
     } catch (e) {
       reply = errorReply(e, logger);
@@ -201,8 +211,17 @@ export function createHandler(deps: ServerDeps, pending: Pending) {
     m: ReturnType<Router<UserRec>["match"]>,
     user: UserRec | undefined,
     key: string | undefined,
+    arrivedAt: number,
   ): Promise<Reply> {
     const raw = await readBody(req);
+    if (method !== "GET" && m !== undefined && m !== "method")
+      deps.stats.noteWrite({
+        arrivedAt,
+        route: `${method} ${m.route.template}`,
+        path,
+        key,
+        body: journalBody(raw),
+      });
     if (m === undefined)
       throw new SandboxError(404, ErrorCode.notFound, `no route for ${method} ${API_PREFIX}${path}`);
     if (m === "method")

@@ -24,7 +24,7 @@ export function createTrade(
   fee: number,
   at: number,
 ): TradeRec {
-  const { id, seq } = store.nextId();
+  const { id, seq } = store.nextId(at);
   const t: TradeRec = {
     id,
     seq,
@@ -71,7 +71,7 @@ export function acceptTrade(store: Store, t: TradeRec, at: number): void {
   t.acceptedAt = at;
   t.verifyAt = at + VERIFY_AFTER_MS;
   t.expiresAt = at + SEND_WINDOW_MS;
-  t.platformOfferId = store.nextId().id;
+  t.platformOfferId = store.nextId(at).id;
   store.schedule(t.verifyAt, (when) => {
     if (t.state === "pending") verifyTrade(store, t, when);
   });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ASSET_IDS, EXAMPLE_ITEM } from "../../src/sandbox/index.ts";
 import { HOUR } from "../../src/sandbox/state/index.ts";
 import type { Bot, BotUser } from "../support/harness.ts";
+import { buyAndFindTrade } from "../support/purchase.ts";
 import {
   answer,
   buttonId,
@@ -236,8 +237,7 @@ describe("ids of the user's own things", () => {
 
   it("GIVEN alice bought a listing still waiting on its seller WHEN she types into /trades cancel trade THEN the trade is offered with item, price and state", async () => {
     const listing = bot.sandbox.control.createListing({ price: 1234, sellerPlatformId: ACCEPTING_SELLER });
-    const [trade] = await market.as(alice).buyListings({ contract_ids: [listing.id], total_price: 1234 });
-    expect(trade).toBeDefined();
+    const trade = await buyAndFindTrade(market.as(alice), listing.id, 1234);
     const choices = await waitForChoices(alice, "trades cancel", { trade: "" }, "trade");
     withinDiscordLimits(choices);
     const offered = choices.find((c) => c.value === trade?.id);

@@ -12,6 +12,7 @@ import {
   type CommandDef,
   type Leaf,
 } from "../../src/playground/web/slashCommands.js";
+import { EXAMPLE_ITEM } from "../../src/sandbox/catalog.ts";
 import { pageApi, startTestPlayground, type TestPlayground } from "./support.ts";
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -41,6 +42,8 @@ describe("the README's command examples, typed into the playground", () => {
   let leaves: Leaf[];
   let topNames: Set<string>;
   let channelId: string;
+  /** What the README's `<listing id>` and `<auction id>` stand for in this start of the sandbox. */
+  let ids: Record<string, string>;
 
   beforeAll(async () => {
     pg = await startTestPlayground();
@@ -52,6 +55,7 @@ describe("the README's command examples, typed into the playground", () => {
     leaves = leafCommands(body.commands);
     topNames = new Set(body.commands.map((c) => c.name));
     await linkAlice();
+    ids = await sandboxIds();
   }, 60_000);
 
   afterAll(async () => {
@@ -64,6 +68,30 @@ describe("the README's command examples, typed into the playground", () => {
         body: { user: "alice", channelId, path, options },
       })
     ).body;
+
+  /** As the README says to find them: the example item's cheapest listing, and the cheapest auction. */
+  async function sandboxIds(): Promise<Record<string, string>> {
+    const key = pg.sandbox.users.find((u) => u.name === "alice")?.apiKey ?? "";
+    // Plain fetch, as any client would: the market client's own HTTP stack stays the bot's.
+    const first = async (query: string): Promise<string> => {
+      const res = await fetch(`${pg.sandbox.baseUrl}/listings?${query}`, { headers: { authorization: key } });
+      const page = (await res.json()) as { data?: { id: string }[] };
+      const id = page.data?.[0]?.id;
+      if (id === undefined) throw new Error(`the fresh sandbox has no listing for ${query}`);
+      return id;
+    };
+    const item = new URLSearchParams({ market_hash_name: EXAMPLE_ITEM }).toString();
+    return {
+      "<listing id>": await first(`${item}&sort_by=lowest_price&type=buy_now`),
+      "<auction id>": await first("sort_by=lowest_price&type=auction"),
+    };
+  }
+
+  /** A template whose only placeholders are ids the sandbox has, filled in; else undefined. */
+  const filled = (span: string): string | undefined => {
+    const out = span.replace(/<listing id>|<auction id>/g, (p) => ids[p] ?? p);
+    return out !== span && !/…|<[^>]+>/.test(out) ? out : undefined;
+  };
 
   /** /account link as the README says: the form, filled with the key the panel shows. */
   async function linkAlice(): Promise<void> {
@@ -132,7 +160,11 @@ describe("the README's command examples, typed into the playground", () => {
   it("GIVEN every command example in the README WHEN typed verbatim into the playground THEN each is read without an option error and the bot answers it with a message or a form", async () => {
     const failures: string[] = [];
     const refused: string[] = [];
-    const examples = spans.filter((span) => classify(span, leaves, topNames) === "example");
+    const examples = spans.flatMap((span) => {
+      const kind = classify(span, leaves, topNames);
+      const withIds = kind === "template" ? filled(span) : undefined;
+      return kind === "example" ? [span] : withIds === undefined ? [] : [withIds];
+    });
     // In README order, except that what removes state (the key, a rule) runs last: the examples
     // after it in the text would otherwise only learn that there is nothing to act on.
     const ordered = [

@@ -255,7 +255,7 @@ describe("guard rails", () => {
       .getTransactions({ type: "rollback", order: "desc", limit: 1 });
     expect(ledger.transactions[0]?.details?.trade_id).toBe(tradeId);
     expect(pg.sandbox.control.balance(alice.platformId).balance).toBe(
-      before + (ledger.transactions[0]?.balance_offset ?? 0),
+      before + Number(ledger.transactions[0]?.balance_offset ?? 0),
     );
     expect(ledger.transactions[0]?.balance_offset).toBeLessThan(0);
   });

@@ -4,14 +4,14 @@ import { z } from "zod";
 import { Bid, Listing, Trade, Transaction } from "../../src/market/schemas.ts";
 import { ErrorBodyStrict, parse, useSandbox } from "./helpers.ts";
 
-const Trades = z.object({ data: z.array(Trade) });
+const Trades = z.object({ trades: z.array(Trade) });
 const Txs = z.object({ transactions: z.array(Transaction), count: z.number().int() });
 
 describe("POST /listings/buy", () => {
   const t = useSandbox();
   const listed = (price: number) => t.sb.control.createListing({ price, type: "buy_now" });
 
-  it("buys several listings at their exact total: listings sold, trades queued, ledger entries for both sides", async () => {
+  it("buys several listings at their exact total: listings sold, answered with the live message, trades queued, ledger entries for both sides", async () => {
     const a = listed(1000);
     const b = listed(2500);
     const before = t.sb.control.balance(t.bobId).balance;
@@ -20,8 +20,11 @@ describe("POST /listings/buy", () => {
       body: { contract_ids: [a.id, b.id], total_price: 3500 },
     });
     expect(res.status).toBe(200);
-    const trades = parse(Trades, res).data;
-    expect(trades.map((x) => x.contract_id)).toEqual([a.id, b.id]);
+    // As live: a message, no trades; the buyer's trades are in GET /me/trades.
+    expect(res.json).toEqual({ message: "all listings purchased" });
+    const mine = parse(Trades, await t.api("GET", "/me/trades?role=buyer", { key: t.bob })).trades;
+    const trades = mine.filter((x) => x.contract_id === a.id || x.contract_id === b.id);
+    expect(trades.map((x) => x.contract_id).sort()).toEqual([a.id, b.id].sort());
     for (const tr of trades) {
       expect(tr.state).toBe("queued");
       expect(tr.buyer_id).toBe(t.bobId);
@@ -153,9 +156,9 @@ describe("auctions and proxy bidding", () => {
     // bob goes over alice's ceiling: he leads at her ceiling plus one increment, not at his own.
     await bid(t.bob, l.id, 8000);
     now = await read(l.id);
-    expect(now.price).toBe(5050);
+    expect(now.price).toBe(5100);
     expect(now.auction_details?.top_bid?.obfuscated_buyer_id).not.toBe(aliceBidder);
-    expect(now.auction_details?.min_next_bid).toBe(5100);
+    expect(now.auction_details?.min_next_bid).toBe(5200);
   });
 
   it("gives a leader's re-bid a new bid id, as live, without moving the standing price", async () => {
@@ -209,7 +212,7 @@ describe("auctions and proxy bidding", () => {
       await t.api("GET", "/me/transactions?order=asc", { key: t.carol }),
     ).transactions;
     expect(txs.map((x) => x.type)).toEqual(["deposit", "bid_posted", "bid_posted", "rollback"]);
-    expect((await read(l.id)).price).toBe(6050);
+    expect((await read(l.id)).price).toBe(6100);
   });
 
   it("refuses a ceiling the bidder cannot cover", async () => {
@@ -228,8 +231,8 @@ describe("auctions and proxy bidding", () => {
     t.sb.control.advanceClock(3_600_001);
     const after = await read(l.id);
     expect(after.state).toBe("sold");
-    expect(after.price).toBe(2550);
-    expect(t.sb.control.balance(dave.platformId)).toEqual({ balance: 10_000 - 2550, pending: 0 });
+    expect(after.price).toBe(2600);
+    expect(t.sb.control.balance(dave.platformId)).toEqual({ balance: 10_000 - 2600, pending: 0 });
     const trades = parse(
       z.object({ trades: z.array(Trade) }),
       await t.api("GET", "/me/trades?role=buyer", { key: dave.apiKey }),

@@ -68,7 +68,8 @@ describe("POST /_control/drift", () => {
 
     const reset = Number((await api("/me")).headers.get("x-ratelimit-reset"));
     expect(reset).toBeGreaterThan(Date.now() - 1000);
-    expect(reset).toBeLessThan(Date.now() + 3_600_000);
+    // The live budgets' windows are an hour long at most for this route.
+    expect(reset).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
   });
 
   it("GIVEN an unknown drift option WHEN posted THEN 400 and no drift is in force", async () => {

@@ -2,6 +2,7 @@
 import { request } from "undici";
 import { z } from "zod";
 import { afterAll, beforeAll } from "vitest";
+import { Trade } from "../../src/market/schemas.ts";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
 
 export interface Answer {
@@ -88,3 +89,25 @@ export function useSandbox(opts: SandboxOptions = {}) {
 
 export const Page = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), cursor: z.string().optional() });
+
+/**
+ * Buys listings as `key` and returns the buyer's trades of them, in the order asked. The live
+ * answer names no trade (`{ message: "all listings purchased" }`): they are read from GET /me/trades.
+ */
+export async function buyAs(
+  t: ReturnType<typeof useSandbox>,
+  key: string,
+  contractIds: readonly string[],
+  totalPrice: number,
+): Promise<Trade[]> {
+  const res = await t.api("POST", "/listings/buy", {
+    key,
+    body: { contract_ids: contractIds, total_price: totalPrice },
+  });
+  if (res.status !== 200) throw new Error(`purchase refused: ${res.status} ${res.text}`);
+  const mine = parse(
+    z.object({ trades: z.array(Trade) }),
+    await t.api("GET", "/me/trades?role=buyer&limit=100", { key }),
+  );
+  return contractIds.flatMap((id) => mine.trades.filter((tr) => tr.contract_id === id));
+}

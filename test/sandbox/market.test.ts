@@ -260,7 +260,7 @@ describe("single listing, bids, similar, history and stall", () => {
     expect(parse(z.array(HistoryPoint), other)).toEqual([]);
   });
 
-  it("pages a public stall with totals and refuses a private stall with 403", async () => {
+  it("pages a public stall with totals on its first page only and refuses a private stall with 403", async () => {
     const users = parse(
       z.object({
         users: z.array(z.object({ platformId: z.string(), kind: z.string(), stallPublic: z.boolean() })),
@@ -277,10 +277,11 @@ describe("single listing, bids, similar, history and stall", () => {
     const ids = new Set(first.data.map((l) => l.id));
     let cursor = first.cursor;
     while (cursor) {
-      const next = parse(
-        StallPage,
-        await t.api("GET", `/users/${open.platformId}/stall?limit=5&cursor=${cursor}`),
-      );
+      const later = await t.api("GET", `/users/${open.platformId}/stall?limit=5&cursor=${cursor}`);
+      // Later pages carry no totals (live answers may lack them).
+      expect(later.json).not.toHaveProperty("total_count");
+      expect(later.json).not.toHaveProperty("total_price");
+      const next = parse(Page(Listing), later);
       for (const l of next.data) {
         expect(ids.has(l.id)).toBe(false);
         ids.add(l.id);

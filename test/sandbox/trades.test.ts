@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Listing, Trade, Transaction } from "../../src/market/schemas.ts";
-import { ErrorBodyStrict, parse, useSandbox } from "./helpers.ts";
+import { buyAs, ErrorBodyStrict, parse, useSandbox } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const Trades = z.object({ trades: z.array(Trade), count: z.number().int() });
@@ -51,13 +51,7 @@ describe("trades", () => {
     const alice = t.sb.users[0];
     const l = t.sb.control.createListing({ sellerPlatformId: t.bobId, price: 4321 });
     const before = t.sb.control.balance(alice?.platformId ?? "");
-    const bought = parse(
-      Data,
-      await t.api("POST", "/listings/buy", {
-        key: t.alice,
-        body: { contract_ids: [l.id], total_price: 4321 },
-      }),
-    ).data[0];
+    const bought = (await buyAs(t, t.alice, [l.id], 4321))[0];
     if (!bought) throw new Error("no trade");
     expect(t.sb.control.balance(alice?.platformId ?? "").balance).toBe(before.balance - 4321);
     // A minute of margin on each side so a slow machine's real time cannot blur the boundary.
@@ -78,13 +72,7 @@ describe("trades", () => {
   it("lets only the seller accept, and only parties read a trade (others get 404)", async () => {
     const sale = saleForBob();
     const l = t.sb.control.createListing({ sellerPlatformId: t.bobId, price: 300 });
-    const mine = parse(
-      Data,
-      await t.api("POST", "/listings/buy", {
-        key: t.alice,
-        body: { contract_ids: [l.id], total_price: 300 },
-      }),
-    ).data[0];
+    const mine = (await buyAs(t, t.alice, [l.id], 300))[0];
     const byBuyer = await t.api("POST", `/trades/${mine?.id}/accept`, { key: t.alice });
     expect(byBuyer.status).toBe(400);
     parse(ErrorBodyStrict, byBuyer);
@@ -182,13 +170,7 @@ describe("trades", () => {
 
   it("has seeded sellers accept trades on their own a few minutes after a sale", async () => {
     const l = t.sb.control.createListing({ price: 200, sellerPlatformId: "42420000000000201" });
-    const trade = parse(
-      Data,
-      await t.api("POST", "/listings/buy", {
-        key: t.carol,
-        body: { contract_ids: [l.id], total_price: 200 },
-      }),
-    ).data[0];
+    const trade = (await buyAs(t, t.carol, [l.id], 200))[0];
     t.sb.control.advanceClock(10 * 60_000);
     expect((await getTrade(trade?.id ?? "", t.carol)).state).toBe("pending");
   });

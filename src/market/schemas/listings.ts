@@ -1,7 +1,17 @@
 // Schemas of listings and what they show (spec section 2): items with their stickers, keychains
 // and reference prices, sellers, auction bids, and the listing pages, sorts and categories.
 import { z } from "zod";
-import { Cents, Id, LooseInt, LooseNumber, Timestamp, lenient, opt, tolerantArray } from "./primitives.ts";
+import {
+  Cents,
+  Id,
+  LooseInt,
+  LooseNumber,
+  Timestamp,
+  lenient,
+  lenientCents,
+  opt,
+  tolerantArray,
+} from "./primitives.ts";
 
 export const UserStatistics = z.object({
   median_trade_time: opt(LooseNumber),
@@ -231,12 +241,13 @@ export interface ListingPlaces {
   listings(at: readonly ListingPlace[]): Listing[];
 }
 
+/** A stall page; its totals may be absent (an SDK types them optional, docs/live-service.md). */
 export const StallPage = z.object({
   data: tolerantArray(Listing, "listing"),
   cursor: opt(z.string()),
-  total_count: LooseInt,
-  /** Cents. */
-  total_price: LooseNumber,
+  total_count: opt(LooseInt),
+  /** Integer cents; another form reads as absent (reported), never guessed. */
+  total_price: lenientCents("stall.total_price"),
 });
 export type StallPage = z.infer<typeof StallPage>;
 

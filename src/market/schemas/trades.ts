@@ -76,3 +76,12 @@ export const OffersTimelinePage = z.object({ offers: tolerantArray(Offer, "offer
 export type OffersTimelinePage = z.infer<typeof OffersTimelinePage>;
 export const TradesPage = z.object({ trades: tolerantArray(Trade, "trade"), count: opt(LooseInt) });
 export type TradesPage = z.infer<typeof TradesPage>;
+
+/**
+ * The answer to POST /listings/buy (2xx): the trades it opened, or live only a message (a
+ * live-tested SDK: `{ "message": "all listings purchased" }`), read as a success with no trades.
+ */
+export const PurchaseAnswer = z.union([
+  TradesEnvelope.transform((e) => e.data),
+  z.object({ message: z.string() }).transform((): Trade[] => []),
+]);

@@ -14,7 +14,7 @@ import { userControl, type UserControl } from "./users.ts";
 import { iso } from "../render/index.ts";
 import type { World } from "../seed.ts";
 import type { Store } from "../state/index.ts";
-import type { AnswerListener, Stats } from "../stats.ts";
+import type { AnswerListener, Stats, WriteRecord } from "../stats.ts";
 
 export { ListingTemplate } from "./listings.ts";
 export type { InventoryAsset, UserInfo } from "./users.ts";
@@ -31,6 +31,8 @@ export interface SandboxControl extends ListingControl, BuyOrderControl, TradeCo
   drift(): DriftSpec;
   clearDrift(): void;
   stats(): Stats;
+  /** Every write request (method, route, key, body) in order of arrival, since the last stats reset. */
+  writes(): readonly WriteRecord[];
   resetStats(): void;
   /**
    * Tells `listener` of every request as it is answered (method and route template, status), in
@@ -43,7 +45,12 @@ export function createControl(
   store: Store,
   world: World,
   faults: FaultBook,
-  stats: { snapshot(): Stats; reset(): void; onAnswer(listener: AnswerListener): () => void },
+  stats: {
+    snapshot(): Stats;
+    writes(): readonly WriteRecord[];
+    reset(): void;
+    onAnswer(listener: AnswerListener): () => void;
+  },
   drift: DriftBook,
 ): SandboxControl {
   return {
@@ -65,6 +72,7 @@ export function createControl(
     drift: () => drift.current(),
     clearDrift: () => drift.clear(),
     stats: () => stats.snapshot(),
+    writes: () => stats.writes(),
     resetStats: () => stats.reset(),
     onAnswer: (listener) => stats.onAnswer(listener),
   };

@@ -22,12 +22,17 @@ export interface BuyOrderAggregateJson {
   hybrid_properties?: HybridRec;
 }
 
+/** The zero time live answers carry for some buy orders (docs/live-service.md). */
+export const ZERO_TIME = "0001-01-01T00:00:00Z";
+
+const createdAtOf = (o: BuyOrderRec): string => (o.timeUnrecorded ? ZERO_TIME : iso(o.createdAt));
+
 export function buyOrderJson(o: BuyOrderRec): BuyOrderJson {
   if (o.expression !== undefined) {
     // As live: the expression, no item name, no constraints.
     return {
       id: o.id,
-      created_at: iso(o.createdAt),
+      created_at: createdAtOf(o),
       expression: o.expression,
       price: o.price,
       qty: o.qty,
@@ -36,7 +41,7 @@ export function buyOrderJson(o: BuyOrderRec): BuyOrderJson {
   }
   return {
     id: o.id,
-    created_at: iso(o.createdAt),
+    created_at: createdAtOf(o),
     market_hash_name: o.marketHashName,
     price: o.price,
     qty: o.qty,

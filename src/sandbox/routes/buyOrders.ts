@@ -108,6 +108,8 @@ export function addBuyOrderRoutes(r: Router<UserRec>, store: Store): void {
       },
       now(),
     );
+    // As the live create reply was seen: a zero created_at, from then on in every answer.
+    order.timeUnrecorded = true;
     return ok(buyOrderJson(order));
   });
 

@@ -43,15 +43,18 @@ export type {
 export { lowerBound, pushTo } from "./collections.ts";
 export { bidIncrement, minNextBid, minOfferPrice } from "./rules.ts";
 
-/** First id handed out: just past 2^53, so clients that parse ids as numbers break visibly. */
+/** No id is smaller: past 2^53, so clients that parse ids as numbers break visibly. */
 export const FIRST_ID = 9007199254740993n;
+/** Ids are snowflakes as live (docs/live-service.md): ms since this epoch, shifted left 22 bits. */
+const SNOWFLAKE_EPOCH_MS = 1_546_300_800_000n;
+const SNOWFLAKE_SHIFT = 22n;
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 
 export class Store {
   private offsetMs = 0;
-  private idCounter = FIRST_ID;
+  private lastId = FIRST_ID - 1n;
   private seqCounter = 0;
   private readonly events = new EventQueue();
   private ticking = false;
@@ -101,10 +104,15 @@ export class Store {
     return this.now();
   }
 
-  /** A fresh numeric id beyond 2^53 and its creation order. */
-  nextId(): { id: string; seq: number } {
-    const id = (this.idCounter++).toString();
-    return { id, seq: ++this.seqCounter };
+  /**
+   * A fresh id and its creation order. The id is a snowflake of `at` (the record's creation
+   * time), so its time agrees with created_at to the millisecond, as live; never below the last
+   * one, so a newer record always has a larger id (a back-dated seed record takes the next one).
+   */
+  nextId(at: number = this.now()): { id: string; seq: number } {
+    const stamp = (BigInt(Math.max(0, Math.floor(at))) - SNOWFLAKE_EPOCH_MS) << SNOWFLAKE_SHIFT;
+    this.lastId = stamp > this.lastId ? stamp : this.lastId + 1n;
+    return { id: this.lastId.toString(), seq: ++this.seqCounter };
   }
 
   schedule(at: number, run: (at: number) => void): void {
@@ -159,7 +167,7 @@ export class Store {
     }
     u.balance += balanceOffset;
     u.pending += pendingOffset;
-    const { id, seq } = this.nextId();
+    const { id, seq } = this.nextId(at);
     const tx: TxRec = { id, seq, userId, createdAt: at, type, balanceOffset, pendingOffset, details };
     pushTo(this.txs, userId, tx);
     return tx;

@@ -110,6 +110,8 @@ export interface AuctionRec {
   reservePrice: number;
   bids: BidRec[];
   leader: ProxyBid | undefined;
+  /** Control only: the auction stays listed past its end until released (a late settlement). */
+  settlementHeld?: boolean;
 }
 
 export interface ListingRec {
@@ -216,6 +218,12 @@ export interface BuyOrderRec {
    * for matching here.
    */
   expression?: string | undefined;
+  /**
+   * Placed through POST /buy-orders: every answer carries the zero time `0001-01-01T00:00:00Z` as
+   * its created_at, as the live create reply was seen to (docs/live-service.md); its id still
+   * tells the time. Seeded, rival and website orders carry their real time.
+   */
+  timeUnrecorded?: boolean | undefined;
 }
 
 export interface TxRec {
