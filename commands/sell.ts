@@ -17,14 +17,7 @@ import { linkedTrader } from "../src/discord/trader.ts";
 import { invalidOption, UserFacingError } from "../src/errors.ts";
 import { parseId, parseIdList, parsePercent, parsePrice, parseText } from "../src/input/parse.ts";
 import { ListingType } from "../src/market/schemas.ts";
-import {
-  AUCTION_DURATIONS,
-  delist,
-  listItem,
-  MAX_DESCRIPTION,
-  myListings,
-  reprice,
-} from "../src/trading/selling.ts";
+import { AUCTION_DURATIONS, delist, listItem, MAX_DESCRIPTION, myListings } from "../src/trading/selling.ts";
 import { EVERYWHERE } from "../src/discord/install.ts";
 
 import { runSellGuard, SELL_GUARD_SUBCOMMAND } from "./sell/guard.ts";
@@ -225,7 +218,7 @@ export const command = defineCommand({
         const listingId = parseId("listing", ctx.options.string("listing"));
         const priceCents = parsePrice("price", ctx.options.string("price"));
         const trader = await linkedTrader(ctx);
-        const listing = await reprice(trader.deps, { listingId, priceCents });
+        const listing = await trader.repriceListing({ listingId, priceCents });
         return { ephemeral: true, embeds: [listingResultEmbed(listing, "Repriced")] };
       },
     },

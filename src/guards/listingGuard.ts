@@ -78,6 +78,16 @@ async function lowerListing(
   // floor or step is the one this change keeps to.
   const guard = await guardAsStored(deps.prisma, read);
   if (guard === undefined) return;
+  // A price the user set since the pass read the listing (a /sell reprice, which waits for this
+  // lock) is theirs: the change was decided from another price and is left for the next pass.
+  const now = await api.getListing(listing.id);
+  if (now.price !== listing.price || now.state !== "listed") {
+    deps.logger.info(
+      { guardId: guard.id, read: listing.price, now: now.price },
+      "listing guard left for its next pass: the price changed since it was read",
+    );
+    return;
+  }
   const floor = Math.max(guard.limitCents, MIN_LISTING_PRICE);
   let target = rival - guard.stepCents;
   if (target < floor) {

@@ -4,7 +4,8 @@ import { isMarketError, type MarketError } from "../market/errors.ts";
 import type { NewListing } from "../market/requests.ts";
 import type { ListingType } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
-import type { MarketDeps } from "./deps.ts";
+import { withWriteLock } from "../db/writeLocks.ts";
+import type { MarketDeps, TradingDeps } from "./deps.ts";
 import { requireCents, requireId, requireIds, requireInt } from "./validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
@@ -130,6 +131,28 @@ export async function reprice(
     }
     throw error;
   }
+}
+
+/**
+ * The user's reprice, holding the listing's write lock: a guard's price change in flight has its
+ * answer first, and none read before this one overwrites it afterwards (ADR 045).
+ */
+export async function repriceListing(
+  deps: TradingDeps,
+  input: { userId: number; listingId: string; priceCents: Cents },
+): Promise<ListingSummary> {
+  const listingId = requireId("listing", input.listingId);
+  const done = await withWriteLock(deps.prisma, { kind: "listing", id: listingId }, "wait", () =>
+    reprice(deps, { listingId, priceCents: input.priceCents }),
+  );
+  if (!done.ok) {
+    throw new UserFacingError(
+      "conflict",
+      "This listing's price is still being changed (by its guard); nothing was changed. Try again in a moment.",
+      { listingId },
+    );
+  }
+  return done.value;
 }
 
 export interface DelistOutcome {

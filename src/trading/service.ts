@@ -12,6 +12,7 @@ import { editBuyOrder, previewBuyOrderEdit } from "./buyOrderEdit.ts";
 import { cancelBuyOrder, createBuyOrder, quoteBuyOrder } from "./buyOrders.ts";
 import type { MarketDeps, TradingDeps } from "./deps.ts";
 import { counterOffer, makeOffer } from "./offers.ts";
+import { repriceListing } from "./selling.ts";
 import { auctionChoices, type AuctionChoice } from "./suggestions.ts";
 
 /** A verb acting for the trader: its input without the userId, which the Trader fills in. */
@@ -36,6 +37,7 @@ export interface Trader {
   readonly cancelBuyOrder: Acting<typeof cancelBuyOrder>;
   readonly previewBuyOrderEdit: Acting<typeof previewBuyOrderEdit>;
   readonly editBuyOrder: Acting<typeof editBuyOrder>;
+  readonly repriceListing: Acting<typeof repriceListing>;
 }
 
 export interface TradingService {
@@ -75,6 +77,7 @@ export function createTradingService(opts: TradingServiceOptions): TradingServic
         cancelBuyOrder: acting(cancelBuyOrder),
         previewBuyOrderEdit: acting(previewBuyOrderEdit),
         editBuyOrder: acting(editBuyOrder),
+        repriceListing: acting(repriceListing),
       };
     },
     auctionChoices: ({ market, userId }) => auctionChoices(opts.db, market, userId),

@@ -75,18 +75,18 @@ const digestFor = (user: BotUser, subjectId: string): string =>
     .map(textOf)
     .join("\n");
 
-describe("a listing guard's floor raised while its pass is running", () => {
-  const sellerListing = (user: BotUser, item: string, cents: number) =>
-    s.bot.sandbox.control.createListing({
-      sellerPlatformId: user.demo.platformId,
-      market_hash_name: item,
-      price: cents,
-      float_value: 0.2,
-    });
-  const rivalListing = (item: string, cents: number) =>
-    s.bot.sandbox.control.createListing({ market_hash_name: item, price: cents, float_value: 0.2 });
-  const priceOf = async (user: BotUser, id: string) => (await s.market.as(user).getListing(id)).price;
+const sellerListing = (user: BotUser, item: string, cents: number) =>
+  s.bot.sandbox.control.createListing({
+    sellerPlatformId: user.demo.platformId,
+    market_hash_name: item,
+    price: cents,
+    float_value: 0.2,
+  });
+const rivalListing = (item: string, cents: number) =>
+  s.bot.sandbox.control.createListing({ market_hash_name: item, price: cents, float_value: 0.2 });
+const priceOf = async (user: BotUser, id: string) => (await s.market.as(user).getListing(id)).price;
 
+describe("a listing guard's floor raised while its pass is running", () => {
   it("GIVEN a floor of $10 and a rival at $15 WHEN the user raises the floor to $18 while the pass reads the market THEN no price below $18 is sent, the listing stays at $20, AND the guard stops saying the rival is at or below its floor", async () => {
     const item = uniqueItemName("inflight-floor");
     const mine = sellerListing(alice, item, 2000);
@@ -129,6 +129,43 @@ describe("a listing guard's floor raised while its pass is running", () => {
     const row = await guardRow(mine.id);
     expect(Number(row.limitCents)).toBe(1000);
     expect(row.status).toBe("active");
+    expect(waited).toBe(true);
+  });
+});
+
+describe("a listing guard and the user's own reprice", () => {
+  it("GIVEN a pass that read the listing at $20 and a rival at $15 WHEN the user reprices it to $12 while the pass's search is held THEN the guard sends no change: the listing stays at the user's $12, never raised to $14.75", async () => {
+    const item = uniqueItemName("inflight-reprice-lower");
+    const mine = sellerListing(alice, item, 2000);
+    await slash(alice, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
+    rivalListing(item, 1500);
+    const patches = hits(s.bot, PATCH_LISTING);
+
+    holdNext(s.bot, "GET", "/listings"); // the pass's search for rivals
+    const pass = s.pass();
+    await heldRequestArrived(s.bot);
+    const repriced = await slash(alice, "sell reprice", { listing: mine.id, price: "12" });
+    expect(textOf(repriced)).toContain("Repriced");
+    await pass;
+
+    expect(hits(s.bot, PATCH_LISTING)).toBe(patches + 1);
+    expect(await priceOf(alice, mine.id)).toBe(1200);
+  });
+
+  it("GIVEN the guard's price change to $14.75 in flight WHEN the user reprices to $16 THEN the reprice waits for it and is sent after: the listing ends at the user's $16", async () => {
+    const item = uniqueItemName("inflight-reprice-after");
+    const mine = sellerListing(bob, item, 2000);
+    await slash(bob, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
+    rivalListing(item, 1500);
+
+    holdNext(s.bot, "PATCH", `/listings/${mine.id}`);
+    const pass = s.pass();
+    await heldRequestArrived(s.bot);
+    const command = slash(bob, "sell reprice", { listing: mine.id, price: "16" });
+    const waited = await outlasts(command, pass);
+    expect(textOf(await command)).toContain("Repriced");
+
+    expect(await priceOf(bob, mine.id)).toBe(1600);
     expect(waited).toBe(true);
   });
 });
