@@ -8,7 +8,8 @@ import {
   commitmentSpent,
   commitmentStands,
 } from "../../spending/guard.ts";
-import { listOpen, listUnsettled } from "../../db/repos/purchases.ts";
+import { listOpen, listUnsettled, releaseStandingOn } from "../../db/repos/purchases.ts";
+import { withWriteLock } from "../../db/writeLocks.ts";
 import { keyedUsersByIds } from "../../db/repos/pollers.ts";
 import { isMarketError } from "../../market/errors.ts";
 import type { MarketApi } from "../../market/client.ts";
@@ -51,10 +52,19 @@ export interface Reconciler {
 
 type Verdict =
   | { kind: "spent"; spentCents?: number; detail: string }
-  | { kind: "stands"; subjectId?: string; detail: string }
+  | {
+      kind: "stands";
+      subjectId?: string;
+      detail: string;
+      /** A buy order as found: what it holds now, and the one commitment of the order from here on. */
+      order?: { totalCents: number };
+    }
   | { kind: "refused"; detail: string }
   | { kind: "released"; detail: string }
   | { kind: "undecided"; detail: string; pageLimited?: true };
+
+/** Buy orders read per page while looking for one. */
+const ORDER_PAGE = 50;
 
 /** Not found within the page guard is no proof: the commitment stays held and is tried again. */
 const PAGE_LIMITED: Verdict = {
@@ -147,7 +157,9 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
 
   async function judgeBuyOrder(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
     // An order is findable by its id once we know it; before that, by price, quantity and time.
-    for await (const order of api.iterateMyBuyOrders({ limit: 50 }, { maxPages })) {
+    let seen = 0;
+    for await (const order of api.iterateMyBuyOrders({ limit: ORDER_PAGE }, { maxPages })) {
+      seen += 1;
       // By the id's own time: the service may send a zero created_at (docs/live-service.md).
       const created = snowflakeTime(order.id)?.getTime();
       const sameId = c.subjectId !== null && order.id === c.subjectId;
@@ -156,8 +168,19 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
         order.price === c.unitPriceCents &&
         created !== undefined &&
         created >= c.createdAt.getTime() - 60_000;
-      if (sameId || sameShape) return { kind: "stands", subjectId: order.id, detail: `order ${order.id}` };
+      if (sameId || sameShape) {
+        // Whether the lost change took effect or not, the order now holds what it shows.
+        const remaining = Math.max(0, order.qty - (order.bought_item_count ?? 0));
+        return {
+          kind: "stands",
+          subjectId: order.id,
+          detail: `order ${order.id}`,
+          order: { totalCents: order.price * remaining },
+        };
+      }
     }
+    // Every page read was full: the order may lie past them on a busy account. Not found is no proof.
+    if (seen >= maxPages * ORDER_PAGE) return PAGE_LIMITED;
     if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
     return c.subjectId === null
       ? { kind: "refused", detail: "no such order was placed" }
@@ -207,6 +230,25 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
     }
   }
 
+  /**
+   * A buy order found standing: this commitment becomes all the order holds (what it shows now),
+   * and any other still counted for it (the one a lost edit was to replace) is released. Made under
+   * the order's write lock, so an edit in flight is never released; false when one is.
+   */
+  async function orderStands(c: Commitment, orderId: string, totalCents: number): Promise<boolean> {
+    const done = await withWriteLock(deps.prisma, { kind: "buy_order", id: orderId }, "try", async () => {
+      await commitmentStands(deps.prisma, c, { subjectId: orderId, totalCents });
+      await releaseStandingOn(deps.prisma, {
+        userId: c.userId,
+        kind: "buy_order",
+        subjectId: orderId,
+        exceptId: c.id,
+        reason: "replaced: the order as the reconciler found it",
+      });
+    });
+    return done.ok;
+  }
+
   async function apply(user: PollUser, c: Commitment, v: Verdict): Promise<void> {
     switch (v.kind) {
       case "undecided":
@@ -215,7 +257,11 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
         await commitmentSpent(deps.prisma, c, v.spentCents);
         break;
       case "stands":
-        await commitmentStands(deps.prisma, c, v.subjectId === undefined ? {} : { subjectId: v.subjectId });
+        if (v.order !== undefined && v.subjectId !== undefined) {
+          if (!(await orderStands(c, v.subjectId, v.order.totalCents))) return; // being changed: next run
+        } else {
+          await commitmentStands(deps.prisma, c, v.subjectId === undefined ? {} : { subjectId: v.subjectId });
+        }
         break;
       case "refused":
         await commitmentRefused(deps.prisma, c, v.detail);
