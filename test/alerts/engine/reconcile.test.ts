@@ -163,3 +163,41 @@ describe("reconciler", () => {
     expect(await statusOf(id)).toBe("pending");
   });
 });
+
+describe("reconciler and a busy account's offers", () => {
+  it("GIVEN a lost offer of alice's that stands, with 210 newer offers on her own listings before it (past the 5 pages of 40 read) WHEN reconciling past the settle delay THEN it stays held as unknown and is counted page-limited, never settled as 'no offer was made'", async () => {
+    const aliceApi = w.market.forKey(w.demo("alice").apiKey);
+    const target = w.sandbox.control.createListing({
+      type: "buy_now",
+      price: 2_000,
+      max_offer_discount: 2_000,
+    });
+    await aliceApi.createOffer({ contract_id: target.id, price: 1_800 });
+    keys += 1;
+    const reserved = await reserveSpend(w.db.prisma, {
+      userId: aliceId,
+      idempotencyKey: `lost-offer-${keys}`,
+      kind: "offer",
+      subjectId: target.id,
+      totalCents: 1_800,
+    });
+    if (!reserved.ok) throw new Error(`reservation refused: ${reserved.reason}`);
+    await settlePurchase(w.db.prisma, reserved.purchase.id, { status: "unknown", error: "timeout" });
+    await w.db.prisma.purchase.update({
+      where: { id: reserved.purchase.id },
+      data: { createdAt: minutesAgo(10) },
+    });
+    const own = w.sandbox.control.createListings(210, {
+      type: "buy_now",
+      price: 1_000,
+      max_offer_discount: 2_000,
+      sellerPlatformId: w.demo("alice").platformId,
+    });
+    for (const l of own) w.sandbox.control.makeOffer(l.id, 900);
+
+    const result = await engine.runReconcileOnce();
+
+    expect(await statusOf(reserved.purchase.id)).toBe("unknown");
+    expect(result.pageLimited).toBeGreaterThanOrEqual(1);
+  });
+});
