@@ -8,8 +8,9 @@ import { getUserByDiscordId } from "../../src/db/repos/users.ts";
 import { hitKey } from "../../src/snipe/autoBuyer.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
-import { answer, buttonId, marketOf, textOf, type MarketView } from "../commands/trading-support.ts";
+import { answer, marketOf, textOf, type MarketView } from "../commands/trading-support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
+import { armLive as armLiveAs, deliverAll, feedOnce } from "./support.ts";
 
 /** How long the marketplace holds the first purchase: the re-arm and a whole buy happen meanwhile. */
 const IN_FLIGHT_MS = 6_000;
@@ -21,15 +22,8 @@ let market: MarketView;
 
 const engine = () => alertEngineOf(bot);
 
-async function deliver(): Promise<void> {
-  while ((await engine().runDeliveryOnce()).claimed > 0);
-}
-/** One feed cycle, its purchases finished, its DMs delivered. */
-async function feed(): Promise<void> {
-  await engine().runFeedOnce();
-  await engine().autoBuyer.idle();
-  await deliver();
-}
+const deliver = () => deliverAll(bot);
+const feed = () => feedOnce(bot);
 
 const dmsAbout = (user: BotUser, text: string): StoredMessage[] =>
   bot.double
@@ -37,12 +31,7 @@ const dmsAbout = (user: BotUser, text: string): StoredMessage[] =>
     .filter((m) => m.interactionId === undefined)
     .filter((m) => textOf(m).includes(text));
 
-/** Arms live through /watch arm and its confirmation's Arm button. */
-async function armLive(user: BotUser, rule: string, maxBuys: number): Promise<void> {
-  const quote = await answer(bot.double.slash(user, "watch arm", { rule, mode: "live", max_buys: maxBuys }));
-  const armed = await answer(bot.double.button(user, buttonId(quote, "Arm"), quote));
-  expect(textOf(armed)).toContain(`Armed live: ${rule}`);
-}
+const armLive = (user: BotUser, rule: string, maxBuys: number) => armLiveAs(bot, user, rule, maxBuys);
 
 /** The status of the user's purchase of a listing (the spending ledger's row). */
 async function purchaseOf(user: BotUser, listingId: string): Promise<string | undefined> {

@@ -86,17 +86,25 @@ const rivalListing = (item: string, cents: number) =>
   s.bot.sandbox.control.createListing({ market_hash_name: item, price: cents, float_value: 0.2 });
 const priceOf = async (user: BotUser, id: string) => (await s.market.as(user).getListing(id)).price;
 
+/**
+ * The user's listing at $20 guarded at a $10 floor and a rival at $15; a guard pass started with its
+ * search for rivals held in the sandbox (so it has read the listing at $20), once that search arrived.
+ */
+async function passWithSearchHeld(user: BotUser, tag: string) {
+  const item = uniqueItemName(tag);
+  const mine = sellerListing(user, item, 2000);
+  await slash(user, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
+  rivalListing(item, 1500);
+  const patches = hits(s.bot, PATCH_LISTING);
+  holdNext(s.bot, "GET", "/listings");
+  const pass = s.pass();
+  await heldRequestArrived(s.bot);
+  return { mine, patches, pass };
+}
+
 describe("a listing guard's floor raised while its pass is running", () => {
   it("GIVEN a floor of $10 and a rival at $15 WHEN the user raises the floor to $18 while the pass reads the market THEN no price below $18 is sent, the listing stays at $20, AND the guard stops saying the rival is at or below its floor", async () => {
-    const item = uniqueItemName("inflight-floor");
-    const mine = sellerListing(alice, item, 2000);
-    await slash(alice, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
-    rivalListing(item, 1500);
-    const patches = hits(s.bot, PATCH_LISTING);
-
-    holdNext(s.bot, "GET", "/listings"); // the pass's search for rivals
-    const pass = s.pass();
-    await heldRequestArrived(s.bot);
+    const { mine, patches, pass } = await passWithSearchHeld(alice, "inflight-floor");
     const raised = await slash(alice, "sell guard", { listing: mine.id, floor: "18", step: "0.25" });
     expect(textOf(raised)).toContain("Guard on: listing");
     expect(textOf(raised)).toContain("$18.00");
@@ -135,15 +143,7 @@ describe("a listing guard's floor raised while its pass is running", () => {
 
 describe("a listing guard and the user's own reprice", () => {
   it("GIVEN a pass that read the listing at $20 and a rival at $15 WHEN the user reprices it to $12 while the pass's search is held THEN the guard sends no change: the listing stays at the user's $12, never raised to $14.75", async () => {
-    const item = uniqueItemName("inflight-reprice-lower");
-    const mine = sellerListing(alice, item, 2000);
-    await slash(alice, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
-    rivalListing(item, 1500);
-    const patches = hits(s.bot, PATCH_LISTING);
-
-    holdNext(s.bot, "GET", "/listings"); // the pass's search for rivals
-    const pass = s.pass();
-    await heldRequestArrived(s.bot);
+    const { mine, patches, pass } = await passWithSearchHeld(alice, "inflight-reprice-lower");
     const repriced = await slash(alice, "sell reprice", { listing: mine.id, price: "12" });
     expect(textOf(repriced)).toContain("Repriced");
     await pass;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WriteRecord } from "../../src/sandbox/stats.ts";
 import { createRng, type Rng } from "../../src/sandbox/rng.ts";
 import type { StoredMessage } from "../support/discord.ts";
-import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import {
   answer,
   buttonId,
@@ -24,6 +24,7 @@ import {
 import { uniqueItemName } from "../alerts/engine/world.ts";
 import { until } from "../reliability/support.ts";
 import { guardsOf, orderOf, placeOrder } from "../guards/support.ts";
+import { deliverAll, feedOnce } from "./support.ts";
 
 const SEEDS = Number(process.env.INFLIGHT_SEEDS ?? 5);
 const FIRST_SEED = Number(process.env.INFLIGHT_SEED ?? 1);
@@ -56,16 +57,8 @@ afterAll(async () => {
   expect(errors).toEqual([]);
 });
 
-const engine = () => alertEngineOf(bot);
-
-async function deliver(): Promise<void> {
-  while ((await engine().runDeliveryOnce()).claimed > 0);
-}
-async function feed(): Promise<void> {
-  await engine().runFeedOnce();
-  await engine().autoBuyer.idle();
-  await deliver();
-}
+const deliver = () => deliverAll(bot);
+const feed = () => feedOnce(bot);
 async function guardPass(): Promise<void> {
   await guardsOf(bot).runOnce();
   await deliver();

@@ -10,6 +10,7 @@ import { answer, buttonId, hits, isEphemeral, textOf } from "../commands/trading
 import { uniqueItemName } from "../alerts/engine/world.ts";
 import { guardsOf, orderOf, placeOrder } from "../guards/support.ts";
 import { marketOf, type MarketView } from "../commands/trading-support.ts";
+import { armLive as armLiveAs, deliverAll, feedOnce } from "./support.ts";
 
 const BUY = "POST /listings/buy";
 const PATCH_ORDER = "PATCH /buy-orders/{order_id}";
@@ -22,15 +23,8 @@ let market: MarketView;
 
 const engine = () => alertEngineOf(bot);
 
-async function deliver(): Promise<void> {
-  while ((await engine().runDeliveryOnce()).claimed > 0);
-}
-/** One feed cycle, its purchases finished, its DMs delivered. */
-async function feed(): Promise<void> {
-  await engine().runFeedOnce();
-  await engine().autoBuyer.idle();
-  await deliver();
-}
+const deliver = () => deliverAll(bot);
+const feed = () => feedOnce(bot);
 async function guardPass(): Promise<void> {
   await guardsOf(bot).runOnce();
   await deliver();
@@ -48,14 +42,7 @@ async function settings(user: BotUser, opts: Record<string, string>): Promise<vo
   expect(textOf(await answer(bot.double.slash(user, "account settings", opts)))).toContain("Settings saved");
 }
 
-/** Arms live through the confirmation; resolves with what the confirmation showed. */
-async function armLive(user: BotUser, rule: string, maxBuys = 1): Promise<string> {
-  const quote = await answer(bot.double.slash(user, "watch arm", { rule, mode: "live", max_buys: maxBuys }));
-  const shown = textOf(quote);
-  const armed = await answer(bot.double.button(user, buttonId(quote, "Arm"), quote));
-  expect(textOf(armed)).toContain(`Armed live: ${rule}`);
-  return shown;
-}
+const armLive = (user: BotUser, rule: string, maxBuys = 1) => armLiveAs(bot, user, rule, maxBuys);
 
 async function guardOrder(user: BotUser, order: string, ceiling: string, step = "0.1"): Promise<void> {
   const set = await answer(bot.double.slash(user, "buyorder guard", { order, ceiling, step }));

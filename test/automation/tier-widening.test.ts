@@ -2,31 +2,22 @@
 // and the sandbox: seeds that only narrow what it may buy keep it armed; seeds that widen it
 // disarm it, the reply says so, /automation no longer lists it armed, and it buys nothing more.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
-import { answer, buttonId, hits, isEphemeral, textOf } from "../commands/trading-support.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+import { answer, hits, isEphemeral, textOf } from "../commands/trading-support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
+import { armLive as armLiveAs, feedOnce } from "./support.ts";
 
 const BUY = "POST /listings/buy";
 
 let bot: Bot;
 let alice: BotUser;
 
-const engine = () => alertEngineOf(bot);
-
-async function feed(): Promise<void> {
-  await engine().runFeedOnce();
-  await engine().autoBuyer.idle();
-  while ((await engine().runDeliveryOnce()).claimed > 0);
-}
+const feed = () => feedOnce(bot);
 
 const say = async (command: string, options: Record<string, string | number> = {}) =>
   textOf(await answer(bot.double.slash(alice, command, options)));
 
-async function armLive(rule: string, maxBuys: number): Promise<void> {
-  const quote = await answer(bot.double.slash(alice, "watch arm", { rule, mode: "live", max_buys: maxBuys }));
-  const armed = await answer(bot.double.button(alice, buttonId(quote, "Arm"), quote));
-  expect(textOf(armed)).toContain(`Armed live: ${rule}`);
-}
+const armLive = (rule: string, maxBuys: number) => armLiveAs(bot, alice, rule, maxBuys);
 
 const armModeOf = async (name: string) =>
   (await bot.db.prisma.watchRule.findFirstOrThrow({ where: { name, user: { discordId: alice.id } } }))

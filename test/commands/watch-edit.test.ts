@@ -1,21 +1,16 @@
 // /watch edit and /watch filters through Discord: a rule changed in place keeps its id and record,
 // alerts at its new bounds, and a live-armed rule whose edit widens it is disarmed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
+import { startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import { answer, buttonId, isEphemeral, textOf } from "../reliability/support.ts";
 import { uniqueItemName } from "../alerts/engine/world.ts";
+import { feedOnce } from "../automation/support.ts";
 
 let bot: Bot;
 let alice: BotUser;
 
-const engine = () => alertEngineOf(bot);
-
-async function feed(): Promise<void> {
-  await engine().runFeedOnce();
-  await engine().autoBuyer.idle();
-  while ((await engine().runDeliveryOnce()).claimed > 0);
-}
+const feed = () => feedOnce(bot);
 
 const dmsAbout = (user: BotUser, text: string): StoredMessage[] =>
   bot.double.dmsTo(user.id).filter((m) => m.interactionId === undefined && textOf(m).includes(text));
