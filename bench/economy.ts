@@ -1,6 +1,6 @@
 // Marketplace calls per feed cycle as the rule count grows (one shared feed), beside the naive
 // design that runs one search per rule per cycle: counted, and a sample of it timed against the sandbox.
-import { searchQueryFor } from "../src/alerts/rules/rules.ts";
+import { searchQueryFor } from "../src/watch/rules.ts";
 import { createMarketClient, type MarketCallEvent } from "../src/market/client.ts";
 import { ROOMY_RATE_LIMIT } from "../src/sandbox/rateLimit.ts";
 import { logSink, progress, round, seededRandom, sleep, waitUntil } from "./lib/common.ts";

@@ -9,7 +9,7 @@ import {
   MatchIds,
   linearScanCompiled,
   linearScanMatch,
-} from "../src/alerts/matcher/matcher.ts";
+} from "../src/watch/matcher/matcher.ts";
 import { createMarket, generateListings, generateRules } from "./lib/market.ts";
 
 export interface MatchingBenchRow {

@@ -8,7 +8,7 @@ import {
   createMatcherIndex,
   linearScanCompiled,
   MatchIds,
-} from "../src/alerts/matcher/matcher.ts";
+} from "../src/watch/matcher/matcher.ts";
 import { createMarket, generateListings, generateRules } from "./lib/market.ts";
 import { collectGarbage, heapMb, timePerListing } from "./matching.ts";
 import { runMemory, type MemoryReading } from "./memory.ts";

@@ -2,7 +2,7 @@
 // commands share one address budget (the sandbox keeps it, as the live service does: no header,
 // only 429s). Measured: command ack and answer, feed latency against what the budget allows,
 // trade alerts against their deadlines, and 429s (there should be none).
-import type { RuleFilters } from "../src/alerts/rules/ruleFilters.ts";
+import type { RuleFilters } from "../src/watch/ruleFilters.ts";
 import { Listing } from "../src/market/schemas.ts";
 import { ACCEPT_WINDOW_MS } from "../src/sandbox/trades.ts";
 import type { DoubleUser } from "../src/playground/discord/index.ts";

@@ -3,7 +3,7 @@
 // leaves. Measured from the bot's own records: when the feed's page answered (seen_at) and when the
 // POST /listings/buy left (sent_at), per armed match; plus listing created -> request left.
 import { Listing } from "../src/market/schemas.ts";
-import type { RuleFilters } from "../src/alerts/rules/ruleFilters.ts";
+import type { RuleFilters } from "../src/watch/ruleFilters.ts";
 import {
   distribution,
   progress,

@@ -1,8 +1,8 @@
 // Delivery throughput: alerts queued in the outbox at once, drained to the local Discord by the real
 // delivery worker, with Discord's per-channel send budget enforced and rate-limit headers sent.
-import { listingAlertOf } from "../src/alerts/delivery/content.ts";
-import { writeAlerts, type NewAlert } from "../src/alerts/delivery/store.ts";
-import { RuleFilters } from "../src/alerts/rules/ruleFilters.ts";
+import { listingAlertOf } from "../src/watch/listingAlertContent.ts";
+import { writeAlerts, type NewAlert } from "../src/outbox/store.ts";
+import { RuleFilters } from "../src/watch/ruleFilters.ts";
 import { progress, round, seededRandom, waitUntil } from "./lib/common.ts";
 import type { BenchPostgres } from "./lib/database.ts";
 import { benchUsers, insertUsers, noiseListing, previewListing, ruleSet, shuffle } from "./lib/population.ts";

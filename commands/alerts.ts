@@ -1,7 +1,7 @@
 // /alerts recent (every alert, delivered or not) and the View button of alert messages.
 import { ApplicationCommandOptionType } from "discord.js";
-import { viewListing, type RecentAlert } from "../src/alerts/delivery/actions.ts";
-import { GONE } from "../src/alerts/feed/listingFates.ts";
+import { viewListing, type RecentAlert } from "../src/outbox/actions.ts";
+import { GONE } from "../src/feed/listingFates.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";
 import { ALERT_ACTIONS } from "../src/discord/actions.ts";

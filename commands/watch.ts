@@ -1,7 +1,7 @@
 // /watch: saved searches that alert on new listings — add, list, remove, pause, resume and a dry-run test.
 import { ApplicationCommandOptionType } from "discord.js";
-import { ruleFromOptions } from "../src/alerts/rules/ruleOptions.ts";
-import type { RuleDestination, RuleView } from "../src/alerts/rules/rules.ts";
+import { ruleFromOptions } from "../src/watch/ruleOptions.ts";
+import type { RuleDestination, RuleView } from "../src/watch/rules.ts";
 import type { BaseContext } from "../src/discord/command.ts";
 import { defineCommand } from "../src/discord/command.ts";
 import { embed, notice } from "../src/discord/render/embeds.ts";

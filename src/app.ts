@@ -1,8 +1,8 @@
 // Composition root: builds every part from a Config (logger, database, key vault, marketplace,
 // Discord client, router, registration, background services) and stops them in reverse order.
 import { Events, type Client } from "discord.js";
-import { createFateRecorder, type FateRecorder } from "./alerts/feed/fateRecorder.ts";
-import { createRuleChangeHub } from "./alerts/rules/changes.ts";
+import { createFateRecorder, type FateRecorder } from "./feed/fateRecorder.ts";
+import { createRuleChangeHub } from "./watch/changes.ts";
 import { commandModules } from "../commands/index.ts";
 import { ConfigError, type Config } from "./config/index.ts";
 import { openDatabase, type Database } from "./db/index.ts";

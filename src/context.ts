@@ -1,8 +1,8 @@
 // What a background service is built from and how it runs: the contract between the composition
 // root (src/app.ts), which fills it, and the services and endpoints it starts.
 import type { Client } from "discord.js";
-import type { FateRecorder } from "./alerts/feed/fateRecorder.ts";
-import type { RuleChangeHub } from "./alerts/rules/changes.ts";
+import type { FateRecorder } from "./feed/fateRecorder.ts";
+import type { RuleChangeHub } from "./watch/changes.ts";
 import type { Config } from "./config/index.ts";
 import type { Database } from "./db/index.ts";
 import type { KeyVault } from "./db/keyVault.ts";

@@ -1,8 +1,8 @@
 // Prometheus metrics of one bot: a Registry per app (never prom-client's global one, so tests run several apps), fed by the market client, router and alert engine hooks and by probes read at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { AlertFailedEvent } from "./alerts/delivery/delivery.ts";
-import type { AlertMetrics, AlertSentEvent, FeedCycleEvent } from "./alerts/engine/engine.ts";
-import type { ListingsMatchedEvent } from "./alerts/engine/engineContract.ts";
+import type { AlertFailedEvent } from "./outbox/delivery.ts";
+import type { AlertMetrics, AlertSentEvent, FeedCycleEvent } from "./background/engine.ts";
+import type { ListingsMatchedEvent } from "./watch/part.ts";
 import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";

@@ -3,10 +3,10 @@
 // tests exercise the production wiring.
 import { createSharedReads } from "./accounts/sharedReads.ts";
 import { createAccountService } from "./accounts/service.ts";
-import { createAlertService } from "./alerts/delivery/service.ts";
-import type { RuleChangeHub } from "./alerts/rules/changes.ts";
-import type { RuleChange } from "./alerts/rules/rules.ts";
-import { createRuleService } from "./alerts/rules/service.ts";
+import { createAlertService } from "./outbox/service.ts";
+import type { RuleChangeHub } from "./watch/changes.ts";
+import type { RuleChange } from "./watch/rules.ts";
+import { createRuleService } from "./watch/service.ts";
 import { ruleItemNames } from "./db/repos/rules.ts";
 import { createAutomationService } from "./automation/service.ts";
 import type { Config } from "./config/index.ts";

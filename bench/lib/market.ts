@@ -2,8 +2,8 @@
 // (most naming an item, some hunting a seed, a float or a deal across the market), and listings as
 // the feed delivers them, parsed by the real Listing schema.
 import type { z } from "zod";
-import type { MatcherRule } from "../../src/alerts/matcher/matcher.ts";
-import type { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
+import type { MatcherRule } from "../../src/watch/matcher/matcher.ts";
+import type { RuleFilters } from "../../src/watch/ruleFilters.ts";
 import { Listing } from "../../src/market/schemas.ts";
 import { seededRandom } from "../../src/util/rng.ts";
 

@@ -2,8 +2,8 @@
 // realistic generator and go into Postgres in bulk; listings are built to satisfy chosen rules.
 import type { Database } from "../../src/db/index.ts";
 import { Listing } from "../../src/market/schemas.ts";
-import { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
-import { compileRules, linearScanCompiled, type MatcherRule } from "../../src/alerts/matcher/matcher.ts";
+import { RuleFilters } from "../../src/watch/ruleFilters.ts";
+import { compileRules, linearScanCompiled, type MatcherRule } from "../../src/watch/matcher/matcher.ts";
 import { snowflake, type DoubleUser } from "../../src/playground/discord/index.ts";
 import type { ListingTemplate } from "../../src/sandbox/index.ts";
 import { catalogOf, createMarket, generateRules, type CatalogItem, type Market } from "./market.ts";

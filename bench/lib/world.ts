@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createApp, type App, type AppOverrides } from "../../src/app.ts";
 import type { BackgroundService } from "../../src/context.ts";
-import type { AlertEngine } from "../../src/alerts/engine/engine.ts";
+import type { AlertEngine } from "../../src/background/engine.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import {
   DEFAULT_IDS,

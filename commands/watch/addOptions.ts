@@ -6,7 +6,7 @@ import { ApplicationCommandOptionType, ChannelType } from "discord.js";
 import {
   FILTER_OPTIONS as FILTER_OPTION_SPECS,
   type FilterOption,
-} from "../../src/alerts/rules/filters/registry.ts";
+} from "../../src/watch/filters/registry.ts";
 
 const NAME = {
   name: "name",
@@ -52,7 +52,7 @@ function slashOption<O extends FilterOption>(option: O): SlashOption<O> {
   return { ...option, type: OPTION_TYPE[option.type] } as SlashOption<O>;
 }
 
-/** Every filter's options (the filter registry, src/alerts/rules/filters/registry.ts), in its order. */
+/** Every filter's options (the filter registry, src/watch/filters/registry.ts), in its order. */
 const FILTER_OPTIONS = FILTER_OPTION_SPECS.map(slashOption);
 
 const CHANNEL = {

@@ -8,7 +8,7 @@ import {
   type Guild,
   type GuildMember,
 } from "discord.js";
-import type { RuleDestination } from "../../src/alerts/rules/rules.ts";
+import type { RuleDestination } from "../../src/watch/rules.ts";
 import type { CommandContext } from "../../src/discord/command.ts";
 import { requireServerInstall } from "../../src/discord/install.ts";
 import { UserFacingError } from "../../src/errors.ts";

@@ -1,8 +1,8 @@
 // /watch edit and /watch filters: change a rule in place and show it before and after.
-import { parseClear } from "../../src/alerts/rules/ruleEdit.ts";
-import type { RuleOptions } from "../../src/alerts/rules/ruleOptions.ts";
-import { FILTER_OPTIONS } from "../../src/alerts/rules/filters/registry.ts";
-import type { RuleDestination } from "../../src/alerts/rules/rules.ts";
+import { parseClear } from "../../src/watch/ruleEdit.ts";
+import type { RuleOptions } from "../../src/watch/ruleOptions.ts";
+import { FILTER_OPTIONS } from "../../src/watch/filters/registry.ts";
+import type { RuleDestination } from "../../src/watch/rules.ts";
 import type { CommandContext } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";

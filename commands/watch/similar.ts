@@ -2,14 +2,14 @@
 // press (Save rule), or after changing it in a form filled from the listing (Adjust…).
 import { ButtonStyle, LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from "discord.js";
 import { z } from "zod";
-import { describeFilters } from "../../src/alerts/rules/describeFilters.ts";
-import type { RuleView } from "../../src/alerts/rules/rules.ts";
+import { describeFilters } from "../../src/watch/describeFilters.ts";
+import type { RuleView } from "../../src/watch/rules.ts";
 import {
   adjustSimilarRule,
   proposeSimilarRule,
   SimilarRuleSchema,
   type SimilarRule,
-} from "../../src/alerts/rules/similarRule.ts";
+} from "../../src/watch/similarRule.ts";
 import { WATCH_ACTIONS } from "../../src/discord/actions.ts";
 import {
   modal,

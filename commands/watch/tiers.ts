@@ -1,7 +1,7 @@
-// /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/alerts/rules/tiers.ts, render.
+// /watch tier add|list|remove: named seed tiers that /watch add tier:<name> follows. Thin: parse, call src/watch/tiers.ts, render.
 import { ApplicationCommandOptionType } from "discord.js";
-import { MAX_TIER_NAME } from "../../src/alerts/rules/dealFilters.ts";
-import { MAX_TIER_SEEDS, MAX_TIERS_PER_USER } from "../../src/alerts/rules/tiers.ts";
+import { MAX_TIER_NAME } from "../../src/watch/dealFilters.ts";
+import { MAX_TIER_SEEDS, MAX_TIERS_PER_USER } from "../../src/watch/tiers.ts";
 import type { AutocompleteContext, Choice, CommandContext, LeafOptions } from "../../src/discord/command.ts";
 import { embed, notice } from "../../src/discord/render/embeds.ts";
 import { truncate } from "../../src/discord/render/format.ts";

@@ -12,10 +12,10 @@ import {
   unknownAutoAccepts,
   type AutoAcceptResult,
 } from "./settings.ts";
-import { dedupeKey, tradeDeadline } from "../alerts/delivery/content.ts";
-import type { AutoAcceptAlert } from "../alerts/delivery/payload.ts";
+import { dedupeKey, tradeDeadline } from "../outbox/content.ts";
+import type { AutoAcceptAlert } from "../outbox/payload.ts";
 import type { Db } from "../db/types.ts";
-import type { NewAlert } from "../alerts/delivery/store.ts";
+import type { NewAlert } from "../outbox/store.ts";
 
 export interface AutoAcceptStep {
   /** The trade as it stands after the step (accepted: pending). */

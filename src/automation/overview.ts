@@ -9,7 +9,7 @@ import {
 import type { Db } from "../db/types.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
 import type { Logger } from "../log.ts";
-import type { RuleChange } from "../alerts/rules/rules.ts";
+import type { RuleChange } from "../watch/rules.ts";
 
 export interface AutomationOverview extends AutomationState {
   /** Whether a marketplace account is linked with a working key (live automation needs one). */

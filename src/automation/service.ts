@@ -2,7 +2,7 @@
 // user on its own, the one stop for all of it (told to the rule-change hub, so armed rules stop
 // buying at once), and trade auto-accept's switch. Built once by src/services.ts.
 import type { AccountService } from "../accounts/service.ts";
-import type { RuleChange } from "../alerts/rules/rules.ts";
+import type { RuleChange } from "../watch/rules.ts";
 import type { StoppedAutomation } from "../db/repos/automation.ts";
 import type { Db } from "../db/types.ts";
 import type { Logger } from "../log.ts";

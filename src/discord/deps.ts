@@ -2,8 +2,8 @@
 // src/services.ts createBotDeps) and passed in. No database client: handlers call feature services.
 import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from "discord.js";
 import type { AccountService } from "../accounts/service.ts";
-import type { AlertService } from "../alerts/delivery/service.ts";
-import type { RuleService } from "../alerts/rules/service.ts";
+import type { AlertService } from "../outbox/service.ts";
+import type { RuleService } from "../watch/service.ts";
 import type { AutomationService } from "../automation/service.ts";
 import type { Config } from "../config/index.ts";
 import type { DraftService } from "../drafts/service.ts";

@@ -1,8 +1,8 @@
 // Guard digests: what the user's guards did, batched into one DM per period instead of one per
 // change. A stop or a reached daily limit is news at once: it sends the digest straight away.
-import { writeAlerts } from "../alerts/delivery/store.ts";
-import { dedupeKey } from "../alerts/delivery/content.ts";
-import type { GuardDigestEntry } from "../alerts/delivery/payload.ts";
+import { writeAlerts } from "../outbox/store.ts";
+import { dedupeKey } from "../outbox/content.ts";
+import type { GuardDigestEntry } from "../outbox/payload.ts";
 import {
   guardsOf,
   markDigested,

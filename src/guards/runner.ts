@@ -1,6 +1,6 @@
 // One pass over every active guard, user by user, on the user's own key at the request
 // scheduler's background priority; then the digests that are due.
-import type { KeyOpener } from "../alerts/accountPollers/accounts.ts";
+import type { KeyOpener } from "../accountPollers/accounts.ts";
 import { activeGuards, guardAsStored, type GuardRecord } from "../db/repos/guards.ts";
 import { getUserById } from "../db/repos/users.ts";
 import type { MarketApi, MarketClient } from "../market/client.ts";

@@ -1,8 +1,8 @@
 // The guards as one of the app's background services: only the replica holding the guards'
 // leader lock runs them (two would raise an order twice), every trade-poll interval.
 import type { AppContext, BackgroundService } from "../context.ts";
-import { createLeader, type Leader } from "../alerts/engine/leader.ts";
-import { createLoop, serial } from "../alerts/engine/loop.ts";
+import { createLeader, type Leader } from "../runtime/leader.ts";
+import { createLoop, serial } from "../runtime/loop.ts";
 import { createGuardRunner, type GuardRunner } from "./runner.ts";
 
 /** Its own advisory lock: the guards may lead on another replica than the feed. */

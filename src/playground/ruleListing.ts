@@ -1,7 +1,7 @@
 // The control panel's "matches my rule": a sandbox listing template that a watch rule's filters accept, each filter setting what it needs (the filter registry's samples).
-import type { RuleFilters } from "../alerts/rules/ruleFilters.ts";
-import type { ListingSample } from "../alerts/rules/filters/filter.ts";
-import { sampleListing } from "../alerts/rules/filters/registry.ts";
+import type { RuleFilters } from "../watch/ruleFilters.ts";
+import type { ListingSample } from "../watch/filters/filter.ts";
+import { sampleListing } from "../watch/filters/registry.ts";
 import type { ListingTemplate } from "../sandbox/index.ts";
 
 /** Used when a rule names no item: any invented name in the catalog's pattern works in the sandbox. */

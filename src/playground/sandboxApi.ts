@@ -2,7 +2,7 @@
 // rival bids and buy orders, sales, reversals, the clock and injected faults.
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
-import type { RuleView } from "../alerts/rules/rules.ts";
+import type { RuleView } from "../watch/rules.ts";
 import { ListingTemplate } from "../sandbox/control/index.ts";
 import type { DemoUser, DriftSpec, FaultSpec, Sandbox } from "../sandbox/index.ts";
 import type { DoubleUser } from "./discord/index.ts";

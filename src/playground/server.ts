@@ -3,7 +3,7 @@
 // sandbox panel's API (sandboxApi.ts).
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RuleView } from "../alerts/rules/rules.ts";
+import type { RuleView } from "../watch/rules.ts";
 import type { Logger } from "../log.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { listenOn } from "../util/listen.ts";

@@ -1,9 +1,18 @@
 // Retention's part of the alert engine (leader only): records past their retention pruned every
 // retentionIntervalMs, and at once on election.
-import type { AlertEngineDeps } from "../alerts/engine/engineContract.ts";
-import { createLoop, serial } from "../alerts/engine/loop.ts";
-import { whileLeading, type PartContext } from "../alerts/engine/part.ts";
-import { pruneExpired, retentionFromConfig, type PruneResult } from "./retention.ts";
+import type { Db } from "../db/types.ts";
+import { createLoop, serial } from "../runtime/loop.ts";
+import { whileLeading, type PartContext } from "../runtime/part.ts";
+import { pruneExpired, retentionFromConfig, type PruneResult, type RetentionConfig } from "./retention.ts";
+
+/** What retention's part is built from. */
+export interface RetentionPartDeps {
+  /** Absent: the default retention (src/privacy/retention.ts). */
+  config: Partial<RetentionConfig>;
+  prisma: Db;
+  /** Pause between the leader's retention prunes (default one hour). */
+  retentionIntervalMs?: number;
+}
 
 export interface RetentionPart {
   runOnce(): Promise<PruneResult>;
@@ -13,7 +22,7 @@ export interface RetentionPart {
 }
 
 export function createRetentionPart(
-  deps: AlertEngineDeps,
+  deps: RetentionPartDeps,
   ctx: Pick<PartContext, "log" | "leading">,
 ): RetentionPart {
   const retention = retentionFromConfig(deps.config);

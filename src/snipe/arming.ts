@@ -10,11 +10,11 @@ import * as rulesRepo from "../db/repos/rules.ts";
 import { getUserByDiscordId, type UserRecord } from "../db/repos/users.ts";
 import { armRule, disarmRules, shadowResults, type ArmMode } from "../db/repos/autoBuys.ts";
 import { capsOf, type CapsView } from "../spending/guard.ts";
-import { describeFilters } from "../alerts/rules/describeFilters.ts";
-import { RuleFilters } from "../alerts/rules/ruleFilters.ts";
+import { describeFilters } from "../watch/describeFilters.ts";
+import { RuleFilters } from "../watch/ruleFilters.ts";
 import type { Db } from "../db/types.ts";
 import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
-import type { RuleChange } from "../alerts/rules/rules.ts";
+import type { RuleChange } from "../watch/rules.ts";
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 
 export const MAX_BUYS_LIMIT = 100;

@@ -16,13 +16,13 @@ import {
   type ArmMode,
 } from "../db/repos/autoBuys.ts";
 import { capsOf, checkWithinCaps, reservationOf } from "../spending/guard.ts";
-import type { KeyOpener } from "../alerts/accountPollers/accounts.ts";
-import { dedupeKey } from "../alerts/delivery/content.ts";
-import type { AutoBuyAlert } from "../alerts/delivery/payload.ts";
+import type { KeyOpener } from "../accountPollers/accounts.ts";
+import { dedupeKey } from "../outbox/content.ts";
+import type { AutoBuyAlert } from "../outbox/payload.ts";
 import type { Db } from "../db/types.ts";
-import { writeAlerts } from "../alerts/delivery/store.ts";
-import { dealOf } from "../alerts/rules/deal.ts";
-import { matchesListing, referencePriceOf, RuleFilters } from "../alerts/rules/ruleFilters.ts";
+import { writeAlerts } from "../outbox/store.ts";
+import { dealOf } from "../watch/deal.ts";
+import { matchesListing, referencePriceOf, RuleFilters } from "../watch/ruleFilters.ts";
 import {
   buyableOutright,
   buyArmedMatch,

@@ -26,11 +26,11 @@ import {
   type Commitment,
   type SpendRequest,
 } from "../spending/guard.ts";
-import { revokeAccount, type KeyOpener } from "../alerts/accountPollers/accounts.ts";
-import type { AutoBuyAlert } from "../alerts/delivery/payload.ts";
+import { revokeAccount, type KeyOpener } from "../accountPollers/accounts.ts";
+import type { AutoBuyAlert } from "../outbox/payload.ts";
 import type { Db } from "../db/types.ts";
 import { outcomeOfFailedPurchase } from "./purchaseOutcome.ts";
-import { matchesListing, type RuleFilters } from "../alerts/rules/ruleFilters.ts";
+import { matchesListing, type RuleFilters } from "../watch/ruleFilters.ts";
 
 /** A listing an automatic buy may take at its listed price: a buy-now listing not the user's own. */
 export function buyableOutright(listing: Listing): boolean {

@@ -9,7 +9,7 @@ import { UserFacingError } from "../errors.ts";
 import type { Db } from "../db/types.ts";
 import type { Logger } from "../log.ts";
 import type { FeeModel } from "../market/fees.ts";
-import type { RuleChange } from "../alerts/rules/rules.ts";
+import type { RuleChange } from "../watch/rules.ts";
 import {
   armLive,
   armShadow,

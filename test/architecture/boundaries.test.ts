@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRuleChangeHub } from "../../src/alerts/rules/changes.ts";
+import { createRuleChangeHub } from "../../src/watch/changes.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { createKeyVault } from "../../src/db/keyVault.ts";
 import type { BotDeps, FeatureServices } from "../../src/discord/deps.ts";

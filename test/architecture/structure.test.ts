@@ -39,11 +39,11 @@ describe("the source tree's structure", () => {
     expect(back).toEqual([]);
   });
 
-  it("GIVEN the alert engine's parts WHEN their folders are listed THEN each part has a folder of its own", () => {
-    const folders = new Set(CODE.filter((f) => f.startsWith("src/alerts/")).map((f) => f.split("/")[2]));
-    for (const part of ["engine", "rules", "matcher", "feed", "accountPollers", "delivery"]) {
-      expect(folders.has(part), part).toBe(true);
+  it("GIVEN the background work WHEN its folders are listed THEN each flow has a folder of its own, and no alerts hub is left", () => {
+    const folders = new Set(CODE.filter((f) => f.startsWith("src/")).map((f) => f.split("/")[1]));
+    for (const flow of ["runtime", "background", "outbox", "feed", "watch", "accountPollers"]) {
+      expect(folders.has(flow), flow).toBe(true);
     }
-    expect(CODE.filter((f) => path.posix.dirname(f) === "src/alerts")).toEqual([]);
+    expect(CODE.filter((f) => f.startsWith("src/alerts/"))).toEqual([]);
   });
 });

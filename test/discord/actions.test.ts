@@ -3,15 +3,15 @@
 // the buttons the renders draw carrying byte-identical ids.
 import { describe, expect, it } from "vitest";
 import { commandModules } from "../../commands/index.ts";
-import { listingAlertOf } from "../../src/alerts/delivery/content.ts";
+import { listingAlertOf } from "../../src/watch/listingAlertContent.ts";
 import {
   AutoAcceptAlert,
   AutoBuyAlert,
   GuardDigestAlert,
   OutbidAlert,
   TradeAlert,
-} from "../../src/alerts/delivery/payload.ts";
-import { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
+} from "../../src/outbox/payload.ts";
+import { RuleFilters } from "../../src/watch/ruleFilters.ts";
 import * as tables from "../../src/discord/actions.ts";
 import { createRegistry } from "../../src/discord/registry.ts";
 import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";

@@ -1,7 +1,7 @@
 // How advanced buy orders (made on the website) read in Discord: the expression as is, in a code
 // span that always closes, within Discord's size limits; on /buyorder and in fill alerts.
 import { describe, expect, it } from "vitest";
-import { OutboxPayload, toOutboxPayload } from "../../src/alerts/delivery/payload.ts";
+import { OutboxPayload, toOutboxPayload } from "../../src/outbox/payload.ts";
 import { alertLine, renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import {
   ADVANCED_ORDER,

@@ -1,8 +1,8 @@
 // Deal quality on listing alerts: the payload fields from a listing, old payloads still reading, and the embed's text.
 import { describe, expect, it } from "vitest";
-import { listingAlertOf } from "../../src/alerts/delivery/content.ts";
-import { ListingAlert } from "../../src/alerts/delivery/payload.ts";
-import { RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
+import { listingAlertOf } from "../../src/watch/listingAlertContent.ts";
+import { ListingAlert } from "../../src/outbox/payload.ts";
+import { RuleFilters } from "../../src/watch/ruleFilters.ts";
 import { renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import { feeModel } from "../../src/market/fees.ts";
 import { BASE_LISTING, listingWith } from "../alerts/fixtures.ts";

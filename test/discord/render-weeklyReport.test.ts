@@ -1,6 +1,6 @@
 // How the weekly missed-deal report reads: the counts, the median in a compact duration, the net only when there is one.
 import { describe, expect, it } from "vitest";
-import { toOutboxPayload, type WeeklyReportAlert } from "../../src/alerts/delivery/payload.ts";
+import { toOutboxPayload, type WeeklyReportAlert } from "../../src/outbox/payload.ts";
 import { alertLine, renderAlert } from "../../src/discord/render/alerts/alerts.ts";
 import { weeklyReportText } from "../../src/discord/render/alerts/notices.ts";
 import { compactDuration } from "../../src/discord/render/format.ts";

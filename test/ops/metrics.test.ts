@@ -1,6 +1,6 @@
 // /metrics: the Prometheus exposition of a running bot, counting what the bot really did.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toOutboxPayload } from "../../src/alerts/delivery/payload.ts";
+import { toOutboxPayload } from "../../src/outbox/payload.ts";
 import { enqueueMessage } from "../../src/db/repos/outbox.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { textOf } from "../support/discord.ts";

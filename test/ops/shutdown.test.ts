@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { toOutboxPayload } from "../../src/alerts/delivery/payload.ts";
+import { toOutboxPayload } from "../../src/outbox/payload.ts";
 import { enqueueMessage } from "../../src/db/repos/outbox.ts";
 import { ensureUser } from "../../src/db/repos/users.ts";
 import { createLogger } from "../../src/log.ts";

@@ -1,6 +1,6 @@
 // "Matches my rule" in the control panel: the listing it creates is one the rule's own matcher accepts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { matchesListing, RuleFilters } from "../../src/alerts/rules/ruleFilters.ts";
+import { matchesListing, RuleFilters } from "../../src/watch/ruleFilters.ts";
 import { Listing } from "../../src/market/schemas.ts";
 import { listingMatching } from "../../src/playground/ruleListing.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";

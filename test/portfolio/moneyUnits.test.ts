@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bot, BotUser } from "../support/harness.ts";
 import "../support/harness.ts";
-import { reversalAlertOf } from "../../src/alerts/accountPollers/reversals.ts";
+import { reversalAlertOf } from "../../src/accountPollers/reversals.ts";
 import { reversalEmbed, reversalLine } from "../../src/discord/render/alerts/reversal.ts";
 import { Transaction } from "../../src/market/schemas.ts";
 import { buildBook } from "../../src/portfolio/book.ts";

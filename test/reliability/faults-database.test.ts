@@ -26,7 +26,7 @@ const tally = deliveryCountsFirst(
   reliabilityTally("faults-database", "Database faults (item 3)", import.meta.url),
 );
 
-/** The outbox lease (60 s, src/alerts/delivery/delivery.ts) plus room for a loaded machine. */
+/** The outbox lease (60 s, src/outbox/delivery.ts) plus room for a loaded machine. */
 const LEASE_DEADLINE_MS = 150_000;
 /** How long Discord makes the in-flight send wait: the database is stopped within it. */
 const RETRY_AFTER_S = 10;

@@ -7,7 +7,7 @@
 // built here instead of by the app only to give its market client a 0.6 s timeout (the app's is
 // 10 s, three tries a call): a storm of timeouts then takes seconds, not minutes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAlertEngine, type AlertMetrics } from "../../src/alerts/engine/engine.ts";
+import { createAlertEngine, type AlertMetrics } from "../../src/background/engine.ts";
 import type { ServiceFactory } from "../../src/context.ts";
 import { createDiscordAlertSender } from "../../src/discord/outbound/alertSender.ts";
 import { createMarketClient, type MarketCallEvent } from "../../src/market/client.ts";
@@ -201,7 +201,7 @@ const failedTradeCyclesSince = (t: number) =>
       Date.parse(l.time) >= t,
   ).length;
 
-/** Exponential backoff ceiling of the feed after its n-th failure in a row (src/alerts/feed/feedPoller.ts). */
+/** Exponential backoff ceiling of the feed after its n-th failure in a row (src/feed/feedPoller.ts). */
 const feedBackoffCeiling = (n: number, retryAfterMs = 0) =>
   Math.max(retryAfterMs, POLL_MS + Math.min(60_000, POLL_MS * 2 ** (n - 1)));
 

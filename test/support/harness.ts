@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { AlertEngine } from "../../src/alerts/engine/engine.ts";
+import type { AlertEngine } from "../../src/background/engine.ts";
 import { createApp, type App, type AppOverrides } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import type { Database } from "../../src/db/index.ts";

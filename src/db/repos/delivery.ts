@@ -1,4 +1,4 @@
-// What delivery (src/alerts/delivery/delivery.ts) reads and changes beside the outbox's claim and settle
+// What delivery (src/outbox/delivery.ts) reads and changes beside the outbox's claim and settle
 // (outbox.ts): a claimed row held for quiet hours or sent to a channel instead, the held count a
 // digest starts from, and the users and rules a batch is sent for.
 import type { Prisma } from "../../generated/prisma/client.ts";

@@ -1,5 +1,5 @@
 // What the per-user pollers (bids, trades, reminders, reconciler) read and write each cycle, and
-// who needs reading often: the queries behind src/alerts/{bidPoller,tradePoller,pollPlan,reconciler}.
+// who needs reading often: the queries behind src/accountPollers/{bidPoller,tradePoller,pollPlan,reconciler}.
 import type { Db } from "../types.ts";
 
 /** Linked, active users with what the per-user pollers need. */
@@ -166,7 +166,7 @@ export async function recordReminder(db: Db, id: number, step: number, at: Date)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Who needs reading often (src/alerts/accountPollers/pollPlan.ts pollNeeds)
+// Who needs reading often (src/accountPollers/pollPlan.ts pollNeeds)
 
 /** Every open tracked trade's owner and deadline. */
 export function openTradeDeadlines(db: Db) {

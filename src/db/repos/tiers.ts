@@ -1,5 +1,5 @@
 // Seed tiers: a user's named lists of pattern seeds, and the watch rules that follow one by name
-// (filters.tier). The rules of src/alerts/rules/tiers.ts (names, limits, who may remove) sit on these.
+// (filters.tier). The rules of src/watch/tiers.ts (names, limits, who may remove) sit on these.
 import type { Db, JsonValue } from "../types.ts";
 
 /** The user's tiers, names and ids only (a save checks names and the count against these). */

@@ -1,8 +1,8 @@
 // The Discord side of alert delivery: renders an alert and sends it to a DM or channel, mapping outcomes for
 // the outbox; and the alert engine wired as the app's background service.
 import type { Client } from "discord.js";
-import { createAlertEngine, type AlertEngine } from "../../alerts/engine/engine.ts";
-import type { AlertSender, SendResult } from "../../alerts/delivery/sender.ts";
+import { createAlertEngine, type AlertEngine } from "../../background/engine.ts";
+import type { AlertSender, SendResult } from "../../outbox/sender.ts";
 import type { AppContext, BackgroundService } from "../../context.ts";
 import type { Logger } from "../../log.ts";
 import { sendDm, sendDmVia, sendToChannel, type DeliveryResult } from "./dm.ts";

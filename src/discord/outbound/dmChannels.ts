@@ -2,7 +2,7 @@
 // then one request to Discord (the message) instead of two (open the channel, then post), and a
 // fan-out's channel opens no longer queue one behind another on Discord's one route for them.
 import type { Client } from "discord.js";
-import type { RuleChange } from "../../alerts/rules/rules.ts";
+import type { RuleChange } from "../../watch/rules.ts";
 import { dmChannelToOpen } from "../../db/repos/delivery.ts";
 import { rememberDmChannel } from "../../db/repos/users.ts";
 import type { Db } from "../../db/types.ts";

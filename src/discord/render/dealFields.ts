@@ -1,5 +1,5 @@
 // Embed fields for a listing alert's deal quality: profit after the seller fee, instant exit, fade, blue gem, float rank, sticker value.
-import type { ListingAlert } from "../../alerts/delivery/payload.ts";
+import type { ListingAlert } from "../../outbox/payload.ts";
 import { money } from "./format.ts";
 
 export interface EmbedField {

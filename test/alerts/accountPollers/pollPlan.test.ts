@@ -1,7 +1,7 @@
 // Polling by need: within the address budget, a user whose trade deadline is near is read every
 // cycle, users with open trades or bids often, idle users rarely and oldest-read first.
 import { describe, expect, it } from "vitest";
-import { createPollPlanner } from "../../../src/alerts/accountPollers/pollPlan.ts";
+import { createPollPlanner } from "../../../src/accountPollers/pollPlan.ts";
 
 const users = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: from + i }));
 

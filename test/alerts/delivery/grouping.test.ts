@@ -1,12 +1,7 @@
 // Grouping a listing's rule matches into one alert, and folding alerts about one listing in lists.
 import { describe, expect, it } from "vitest";
-import {
-  groupInOrder,
-  mergeSameListing,
-  rulesOf,
-  withOtherRules,
-} from "../../../src/alerts/delivery/grouping.ts";
-import type { ListingAlert, SingleAlert } from "../../../src/alerts/delivery/payload.ts";
+import { groupInOrder, mergeSameListing, rulesOf, withOtherRules } from "../../../src/outbox/grouping.ts";
+import type { ListingAlert, SingleAlert } from "../../../src/outbox/payload.ts";
 
 const listingAlert = (listingId: string, ruleId: number, ruleName: string): ListingAlert => ({
   kind: "listing",

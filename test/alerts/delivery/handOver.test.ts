@@ -1,10 +1,9 @@
 // When an alert write may claim its rows for this process's delivery worker (ADR 038): only while
 // the worker has nothing else to do, so rows never jump a pass, a backlog or ADR 018's order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliveryPart, type DeliveryPart } from "../../../src/alerts/delivery/part.ts";
-import type { AlertSender, SendRequest } from "../../../src/alerts/delivery/sender.ts";
-import { writeAlertsFlushedLater } from "../../../src/alerts/delivery/store.ts";
-import { createFateRecorder } from "../../../src/alerts/feed/fateRecorder.ts";
+import { createDeliveryPart, type DeliveryPart } from "../../../src/outbox/part.ts";
+import type { AlertSender, SendRequest } from "../../../src/outbox/sender.ts";
+import { writeAlertsFlushedLater } from "../../../src/outbox/store.ts";
 import { createRule } from "../../../src/db/repos/rules.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { createLogger } from "../../../src/log.ts";
@@ -60,17 +59,16 @@ async function listingAlertFor(discordId: string, listingId: string) {
 /** Delivery's part for `workerId`, sending through a gated sender; its own timer never fires in a test. */
 function deliveryPart(workerId: string) {
   const discord = gatedSender();
-  const fates = createFateRecorder({ prisma: db.prisma, logger, now: () => new Date() });
   const part: DeliveryPart = createDeliveryPart(
     { prisma: db.prisma, sender: discord.sender, logger, deliveryIntervalMs: 600_000, workerId },
-    { log: logger, now: () => new Date(), leading: () => true, fates },
+    { log: logger, now: () => new Date(), leading: () => true },
   );
-  return { discord, fates, part };
+  return { discord, part };
 }
 
 describe("delivery hand-over", () => {
   it("GIVEN delivery's part WHEN it is stopped, busy, kicked or still holding handed rows THEN an insert may not claim for it; once idle again it may", async () => {
-    const { discord, fates, part } = deliveryPart("w-hand");
+    const { discord, part } = deliveryPart("w-hand");
     try {
       expect(part.handOver.claim()).toBeUndefined();
       part.start();
@@ -98,13 +96,12 @@ describe("delivery hand-over", () => {
       expect(part.handOver.claim()).toBeUndefined();
     } finally {
       await part.stop();
-      await fates.close();
     }
     expect(part.handOver.claim()).toBeUndefined();
   });
 
   it("GIVEN one page's alerts for twelve watchers handed over WHEN delivery sends them THEN all twelve are on their way before Discord answers any", async () => {
-    const { discord, fates, part } = deliveryPart("w-wide");
+    const { discord, part } = deliveryPart("w-wide");
     try {
       part.start();
       await waitUntil(() => part.handOver.claim() !== undefined, 5_000, "the worker to be idle");
@@ -122,7 +119,6 @@ describe("delivery hand-over", () => {
     } finally {
       discord.open();
       await part.stop();
-      await fates.close();
     }
   });
 });

@@ -1,11 +1,11 @@
 // Durable delivery: every alert reaches Discord exactly once across restarts, crashes and replicas;
 // closed DMs, Discord failures and quiet hours are handled without losing or repeating alerts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { OutboxPayload } from "../../../src/alerts/delivery/payload.ts";
-import { writeAlerts } from "../../../src/alerts/delivery/store.ts";
+import { OutboxPayload } from "../../../src/outbox/payload.ts";
+import { writeAlerts } from "../../../src/outbox/store.ts";
 import { claimDue } from "../../../src/db/repos/outbox.ts";
 import { installTag } from "../../../src/db/repos/state.ts";
-import { outboxNonce } from "../../../src/alerts/delivery/nonce.ts";
+import { outboxNonce } from "../../../src/outbox/nonce.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";
 

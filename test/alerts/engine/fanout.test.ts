@@ -1,7 +1,7 @@
 // One listing matching several users' rules, through the running engine and the local Discord:
 // armed rules' outcome DMs go first, then ordinary alerts oldest rule first; DM channels are kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertSender, SendRequest } from "../../../src/alerts/delivery/sender.ts";
+import type { AlertSender, SendRequest } from "../../../src/outbox/sender.ts";
 import { createDiscordAlertSender } from "../../../src/discord/outbound/alertSender.ts";
 import { connectClient, snowflake, textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, waitUntil, type World } from "./world.ts";

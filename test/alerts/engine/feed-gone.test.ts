@@ -1,6 +1,6 @@
 // The feed's gone detection against the sandbox: sales inside the first page's window are told, page shifts never are.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createFeedPoller, feedStateStore } from "../../../src/alerts/feed/feedPoller.ts";
+import { createFeedPoller, feedStateStore } from "../../../src/feed/feedPoller.ts";
 import { createLogger } from "../../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../../src/market/client.ts";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";

@@ -2,7 +2,7 @@
 // grow its pause the way a rate limit does), a failed cycle is one log line, and the panel's
 // "latency" fault answers slowly while "hang" never answers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createFeedPoller, feedStateStore } from "../../../src/alerts/feed/feedPoller.ts";
+import { createFeedPoller, feedStateStore } from "../../../src/feed/feedPoller.ts";
 import { createLogger } from "../../../src/log.ts";
 import { createMarketClient, DEFAULT_TIMEOUT_MS, type MarketClient } from "../../../src/market/client.ts";
 import { isMarketError } from "../../../src/market/errors.ts";

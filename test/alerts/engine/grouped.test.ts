@@ -1,7 +1,7 @@
 // One alert per listing per user and destination: overlapping rules share one DM naming them all,
 // the digest and /alerts recent count listings, every matched rule's record moves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { recentAlerts } from "../../../src/alerts/delivery/actions.ts";
+import { recentAlerts } from "../../../src/outbox/actions.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, uniqueItemName, type World } from "./world.ts";
 

@@ -2,7 +2,7 @@
 // pollers together) stays inside every key's budget, and the feed spreads its share evenly, so a
 // new listing waits about half the budget's read interval (3 s) for its alert, not a window reset.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngine } from "../../../src/alerts/engine/engine.ts";
+import type { AlertEngine } from "../../../src/background/engine.ts";
 import { startWorld, uniqueItemName, type World } from "./world.ts";
 
 const BUDGET = { limit: 20, windowMs: 60_000 };

@@ -1,7 +1,7 @@
 // Leadership: one holder of the advisory lock per database; a dead holder's lock passes on, a lost connection deposes.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLeader, type Leader } from "../../../src/alerts/engine/leader.ts";
+import { createLeader, type Leader } from "../../../src/runtime/leader.ts";
 import { createLogger } from "../../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 import { waitUntil } from "./world.ts";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createLoop } from "../../../src/alerts/engine/loop.ts";
+import { createLoop } from "../../../src/runtime/loop.ts";
 import { createLogger } from "../../../src/log.ts";
 
 const log = createLogger({ level: "silent" });

@@ -1,7 +1,7 @@
 // The feed's pace follows the marketplace's rate-limit headers: faster with budget to spare, slower
 // when it runs low, and waiting for the reset rather than collecting a 429.
 import { afterEach, describe, expect, it } from "vitest";
-import { createFeedPoller, feedStateStore } from "../../../src/alerts/feed/feedPoller.ts";
+import { createFeedPoller, feedStateStore } from "../../../src/feed/feedPoller.ts";
 import { createLogger } from "../../../src/log.ts";
 import { createMarketClient, type MarketClient } from "../../../src/market/client.ts";
 import { startSandbox, type RateLimitOptions, type Sandbox } from "../../../src/sandbox/index.ts";

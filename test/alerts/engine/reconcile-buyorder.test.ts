@@ -3,7 +3,7 @@
 // a lost edit settled as the order now stands, leaving one commitment; and an order past the pages
 // read on a busy account kept held, never taken as "not placed".
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngine } from "../../../src/alerts/engine/engine.ts";
+import type { AlertEngine } from "../../../src/background/engine.ts";
 import { reserveSpend, settlePurchase } from "../../../src/db/repos/purchases.ts";
 import type { SpendKind } from "../../../src/generated/prisma/client.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";

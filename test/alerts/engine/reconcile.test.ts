@@ -1,7 +1,7 @@
 // Uncertain outcomes settled to the truth: commitments whose answer was lost are found out from
 // the marketplace's own records (every page of trades, the ledger, the listing) and DM'd.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AlertEngine } from "../../../src/alerts/engine/engine.ts";
+import type { AlertEngine } from "../../../src/background/engine.ts";
 import { reserveSpend, settlePurchase, spentInWindow } from "../../../src/db/repos/purchases.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { startWorld, type World } from "./world.ts";

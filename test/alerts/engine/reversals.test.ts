@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DemoUser } from "../../../src/sandbox/index.ts";
 import { textOf, type DoubleUser } from "../../support/discord.ts";
 import { buyAndFindTrade } from "../../support/purchase.ts";
-import { pollNeeds } from "../../../src/alerts/accountPollers/pollPlan.ts";
+import { pollNeeds } from "../../../src/accountPollers/pollPlan.ts";
 import { startWorld, type World } from "./world.ts";
 
 const HOUR = 3_600_000;

@@ -2,8 +2,8 @@
 // rule-change hub), not at the next feed cycle's sync; changes other replicas write still arrive
 // by the change poll, within one cycle.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
-import type { AlertEngine } from "../../../src/alerts/engine/engine.ts";
-import { addRule } from "../../../src/alerts/rules/rules.ts";
+import type { AlertEngine } from "../../../src/background/engine.ts";
+import { addRule } from "../../../src/watch/rules.ts";
 import { textOf, userAnswer, type InteractionHandle, type StoredMessage } from "../../support/discord.ts";
 import { alertEngineOf, startBot, type Bot, type BotUser } from "../../support/harness.ts";
 import { uniqueItemName, waitUntil } from "./world.ts";

@@ -2,12 +2,8 @@
 // Discord with a real discord.js client, and engines built from them the way src/app.ts builds one.
 import { randomBytes } from "node:crypto";
 import type { Client } from "discord.js";
-import {
-  createAlertEngine,
-  type AlertEngine,
-  type AlertEngineDeps,
-} from "../../../src/alerts/engine/engine.ts";
-import type { AlertSender } from "../../../src/alerts/delivery/sender.ts";
+import { createAlertEngine, type AlertEngine, type AlertEngineDeps } from "../../../src/background/engine.ts";
+import type { AlertSender } from "../../../src/outbox/sender.ts";
 import { createKeyVault, type KeyVault } from "../../../src/db/keyVault.ts";
 import { createDiscordAlertSender } from "../../../src/discord/outbound/alertSender.ts";
 import { createLogger, type Logger } from "../../../src/log.ts";

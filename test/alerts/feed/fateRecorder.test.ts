@@ -1,6 +1,6 @@
 // Listing fates on alert rows: batched writes, first sighting wins, an exact state replaces the feed's guess.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFateRecorder } from "../../../src/alerts/feed/fateRecorder.ts";
+import { createFateRecorder } from "../../../src/feed/fateRecorder.ts";
 import { insertAlertsWithOutbox } from "../../../src/db/repos/alerts.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { createLogger } from "../../../src/log.ts";

@@ -1,6 +1,6 @@
 // The feed reads each page place first: only listings newer than its mark are decoded whole (ADR 042).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFeedPoller, feedStateStore } from "../../../src/alerts/feed/feedPoller.ts";
+import { createFeedPoller, feedStateStore } from "../../../src/feed/feedPoller.ts";
 import { createLogger } from "../../../src/log.ts";
 import { testClient } from "../../market/support/client.ts";
 import { fixtures, startScriptedServer, type ScriptedServer } from "../../market/support/scriptedServer.ts";

@@ -1,7 +1,7 @@
 // The alerts pass of a feed cycle against Postgres: rules armed after the cycle's snipe pass still act first, once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueListingAlerts, type ListingAlertDeps } from "../../../src/alerts/feed/listingAlerts.ts";
-import { createRuleIndex } from "../../../src/alerts/matcher/ruleIndex.ts";
+import { queueListingAlerts, type ListingAlertDeps } from "../../../src/watch/listingAlerts.ts";
+import { createRuleIndex } from "../../../src/watch/matcher/ruleIndex.ts";
 import { createRule } from "../../../src/db/repos/rules.ts";
 import { armRule } from "../../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";

@@ -12,7 +12,7 @@ import {
   summariseMissedDeals,
   type AlertedDeal,
   type FateObservation,
-} from "../../../src/alerts/feed/listingFates.ts";
+} from "../../../src/feed/listingFates.ts";
 import { feeModel } from "../../../src/market/fees.ts";
 import type { Listing } from "../../../src/market/schemas.ts";
 import { listingWith } from "../fixtures.ts";

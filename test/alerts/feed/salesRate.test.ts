@@ -1,6 +1,6 @@
 // Sales per day for min_sales_per_day: the 7-day window, one history read per item per hour, unreadable history.
 import { describe, expect, it } from "vitest";
-import { createSalesRate, salesPerDay } from "../../../src/alerts/feed/salesRate.ts";
+import { createSalesRate, salesPerDay } from "../../../src/feed/salesRate.ts";
 import { createLogger } from "../../../src/log.ts";
 import type { HistoryPoint } from "../../../src/market/schemas.ts";
 

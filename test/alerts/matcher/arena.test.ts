@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Arena, EMPTY_AT, type ArenaTenant } from "../../../src/alerts/matcher/arena.ts";
+import { Arena, EMPTY_AT, type ArenaTenant } from "../../../src/watch/matcher/arena.ts";
 
 const tenant = (): ArenaTenant => ({ at: EMPTY_AT, length: 0 });
 const region = (arena: Arena, t: ArenaTenant) => Array.from(arena.data.subarray(t.at, t.at + t.length));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdTable } from "../../../src/alerts/matcher/idTable.ts";
+import { IdTable } from "../../../src/watch/matcher/idTable.ts";
 import { seededRandom } from "../../../src/util/rng.ts";
 
 describe("matcher id table", () => {

@@ -6,10 +6,10 @@ import {
   MatchIds,
   type MatcherRule,
   type RuleRef,
-} from "../../../src/alerts/matcher/matcher.ts";
+} from "../../../src/watch/matcher/matcher.ts";
 import { listingWith } from "../fixtures.ts";
 import { FLOATS, gen, randomFilters, randomItemlessFilters, randomListing } from "./randomRules.ts";
-import type { RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
+import type { RuleFilters } from "../../../src/watch/ruleFilters.ts";
 
 const ids = (refs: readonly RuleRef[]) => refs.map((r) => r.id).sort();
 

@@ -1,5 +1,5 @@
 // Random watch rules and listings from small value domains, for the tests that hold the matcher index to the linear scan and the filter registry.
-import { RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
+import { RuleFilters } from "../../../src/watch/ruleFilters.ts";
 import { Listing } from "../../../src/market/schemas.ts";
 import { seededRandom } from "../../../src/util/rng.ts";
 import type { RawListing } from "../fixtures.ts";

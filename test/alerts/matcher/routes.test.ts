@@ -1,10 +1,6 @@
 // A listing name's route keeps its buckets' region offsets: it must be found again whenever a region moves, not only when a bucket is made or dropped.
 import { describe, expect, it } from "vitest";
-import {
-  createMatcherIndex,
-  linearScanMatch,
-  type MatcherRule,
-} from "../../../src/alerts/matcher/matcher.ts";
+import { createMatcherIndex, linearScanMatch, type MatcherRule } from "../../../src/watch/matcher/matcher.ts";
 import { listingWith } from "../fixtures.ts";
 
 describe("matcher routes", () => {

@@ -1,6 +1,6 @@
 // The rule index against Postgres: a full load in batches, then syncs that pick up rules other processes added, changed, paused and deleted.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRuleIndex } from "../../../src/alerts/matcher/ruleIndex.ts";
+import { createRuleIndex } from "../../../src/watch/matcher/ruleIndex.ts";
 import {
   createRule,
   removeRule,

@@ -1,11 +1,7 @@
 // The bound-decided scan (scan.ts) steps over four entries at a time: every place a part can stop, within a step or after it, gives the linear scan's answer.
 import { describe, expect, it } from "vitest";
-import {
-  createMatcherIndex,
-  linearScanMatch,
-  type MatcherRule,
-} from "../../../src/alerts/matcher/matcher.ts";
-import type { RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
+import { createMatcherIndex, linearScanMatch, type MatcherRule } from "../../../src/watch/matcher/matcher.ts";
+import type { RuleFilters } from "../../../src/watch/ruleFilters.ts";
 import { listingWith } from "../fixtures.ts";
 
 describe("bound-decided scan", () => {

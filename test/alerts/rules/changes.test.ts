@@ -1,8 +1,8 @@
 // The rule-change hub: what the rules services publish reaches every subscriber at once, and a
 // subscriber that fails never fails the write that published.
 import { describe, expect, it } from "vitest";
-import { createRuleChangeHub } from "../../../src/alerts/rules/changes.ts";
-import type { RuleChange } from "../../../src/alerts/rules/rules.ts";
+import { createRuleChangeHub } from "../../../src/watch/changes.ts";
+import type { RuleChange } from "../../../src/watch/rules.ts";
 import { createLogger } from "../../../src/log.ts";
 
 const silent = createLogger({ level: "silent" });

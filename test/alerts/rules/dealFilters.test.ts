@@ -1,9 +1,9 @@
 // Deal-quality filters: net profit after the fee, instant exit, fade, blue gem, float rank and sticker value, from options to meaning.
 import { describe, expect, it } from "vitest";
-import { stickerValueCents } from "../../../src/alerts/rules/deal.ts";
-import { describeFilters } from "../../../src/alerts/rules/describeFilters.ts";
-import { matchesListing, RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
-import { ruleFromOptions } from "../../../src/alerts/rules/ruleOptions.ts";
+import { stickerValueCents } from "../../../src/watch/deal.ts";
+import { describeFilters } from "../../../src/watch/describeFilters.ts";
+import { matchesListing, RuleFilters } from "../../../src/watch/ruleFilters.ts";
+import { ruleFromOptions } from "../../../src/watch/ruleOptions.ts";
 import { UserFacingError } from "../../../src/errors.ts";
 import { feeModel } from "../../../src/market/fees.ts";
 import { Sticker } from "../../../src/market/schemas.ts";

@@ -1,21 +1,16 @@
 // The filter registry is the meaning of a match: for every filter, rules at its bounds and listings around them, the compiled linear match and the packed matcher index answer as it does.
 import { describe, expect, it } from "vitest";
-import { editNarrows } from "../../../src/alerts/rules/ruleEdit.ts";
-import { createMatcherIndex, type MatcherRule } from "../../../src/alerts/matcher/matcher.ts";
-import {
-  compileFilters,
-  matchesFacts,
-  prepareListing,
-  RuleFilters,
-} from "../../../src/alerts/rules/ruleFilters.ts";
+import { editNarrows } from "../../../src/watch/ruleEdit.ts";
+import { createMatcherIndex, type MatcherRule } from "../../../src/watch/matcher/matcher.ts";
+import { compileFilters, matchesFacts, prepareListing, RuleFilters } from "../../../src/watch/ruleFilters.ts";
 import {
   DEAL_BOUNDS,
   FILTER_OPTIONS,
   RULE_FILTER_SHAPE,
   RULE_FILTERS,
   ruleMatches,
-} from "../../../src/alerts/rules/filters/registry.ts";
-import type { RuleFilter } from "../../../src/alerts/rules/filters/filter.ts";
+} from "../../../src/watch/filters/registry.ts";
+import type { RuleFilter } from "../../../src/watch/filters/filter.ts";
 import type { Listing } from "../../../src/market/schemas.ts";
 import { BASE_LISTING, listingWith } from "../fixtures.ts";
 import { gen, randomFilters, randomItemlessFilters, randomListing } from "../matcher/randomRules.ts";

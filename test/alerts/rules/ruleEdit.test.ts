@@ -1,7 +1,7 @@
 // Editing a rule's filters: what an edit sets, clears and keeps, and whether it only narrows what the rule may buy.
 import { describe, expect, it } from "vitest";
-import { applyEdit, editNarrows, parseClear } from "../../../src/alerts/rules/ruleEdit.ts";
-import type { RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
+import { applyEdit, editNarrows, parseClear } from "../../../src/watch/ruleEdit.ts";
+import type { RuleFilters } from "../../../src/watch/ruleFilters.ts";
 import { UserFacingError } from "../../../src/errors.ts";
 
 const ITEM = "Falcon Rifle | Ember Tide (Pristine)";

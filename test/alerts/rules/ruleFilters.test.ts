@@ -1,9 +1,9 @@
 // Watch-rule filters: the stored schema, building from options, the description line, and each filter's meaning.
 import { describe, expect, it } from "vitest";
 import { UserFacingError } from "../../../src/errors.ts";
-import { describeFilters } from "../../../src/alerts/rules/describeFilters.ts";
-import { matchesListing, referencePriceOf, RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
-import { ruleFromOptions } from "../../../src/alerts/rules/ruleOptions.ts";
+import { describeFilters } from "../../../src/watch/describeFilters.ts";
+import { matchesListing, referencePriceOf, RuleFilters } from "../../../src/watch/ruleFilters.ts";
+import { ruleFromOptions } from "../../../src/watch/ruleOptions.ts";
 import { listingWith } from "../fixtures.ts";
 
 const NAME = "Falcon Rifle | Ember Tide (Pristine)";

@@ -1,6 +1,6 @@
 // The rule "Watch similar" proposes from a listing.
 import { describe, expect, it } from "vitest";
-import { similarRuleOf } from "../../../src/alerts/rules/similarRule.ts";
+import { similarRuleOf } from "../../../src/watch/similarRule.ts";
 import { listingWith } from "../fixtures.ts";
 
 describe("similarRuleOf", () => {

@@ -1,7 +1,7 @@
 // The fast check of stored rule JSON: whatever it accepts, the RuleFilters schema accepts as the same value.
 import { describe, expect, it } from "vitest";
-import { RuleFilters } from "../../../src/alerts/rules/ruleFilters.ts";
-import { storedFiltersFast } from "../../../src/alerts/rules/storedFilters.ts";
+import { RuleFilters } from "../../../src/watch/ruleFilters.ts";
+import { storedFiltersFast } from "../../../src/watch/storedFilters.ts";
 import { seededRandom } from "../../../src/util/rng.ts";
 
 /** Values near every bound the schema has, and some of the wrong type. */

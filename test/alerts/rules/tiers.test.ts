@@ -1,7 +1,7 @@
 // Seed tiers against Postgres: add and replace (rewriting the rules that follow), limits, bad input that changes nothing, guarded removal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addRule, type RuleChange } from "../../../src/alerts/rules/rules.ts";
-import { ruleFromOptions } from "../../../src/alerts/rules/ruleOptions.ts";
+import { addRule, type RuleChange } from "../../../src/watch/rules.ts";
+import { ruleFromOptions } from "../../../src/watch/ruleOptions.ts";
 import {
   listTiers,
   MAX_TIERS_PER_USER,
@@ -9,7 +9,7 @@ import {
   saveTier,
   tierNames,
   tierSeeds,
-} from "../../../src/alerts/rules/tiers.ts";
+} from "../../../src/watch/tiers.ts";
 import { UserFacingError } from "../../../src/errors.ts";
 import { createLogger } from "../../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";

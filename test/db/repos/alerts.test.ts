@@ -13,7 +13,7 @@ import type { PrismaClient } from "../../../src/generated/prisma/client.ts";
 import { createLogger } from "../../../src/log.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 import { withTransaction } from "../../../src/db/types.ts";
-import { writeAlertsFlushedLater } from "../../../src/alerts/delivery/store.ts";
+import { writeAlertsFlushedLater } from "../../../src/outbox/store.ts";
 
 let db: TestDatabase;
 let second: { prisma: PrismaClient; close(): Promise<void> };

@@ -17,7 +17,7 @@ import {
   usersWithHeld,
 } from "../../../src/db/repos/outbox.ts";
 import { installTag } from "../../../src/db/repos/state.ts";
-import { outboxNonce } from "../../../src/alerts/delivery/nonce.ts";
+import { outboxNonce } from "../../../src/outbox/nonce.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import type { PrismaClient } from "../../../src/generated/prisma/client.ts";
 import { createLogger } from "../../../src/log.ts";

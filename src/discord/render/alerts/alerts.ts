@@ -9,7 +9,7 @@ import type {
   OutbidAlert,
   SingleAlert,
   TradeAlert,
-} from "../../../alerts/delivery/payload.ts";
+} from "../../../outbox/payload.ts";
 import { safeUserText } from "../../../input/parse.ts";
 import { ALERT_ACTIONS, BID_ACTIONS, BUY_ACTIONS, TRADE_ACTIONS, WATCH_ACTIONS } from "../../actions.ts";
 import { button, dmIds, row, type ActionRow } from "../button.ts";

@@ -1,6 +1,6 @@
 // Armed-rule outcome messages (snipe mode): what was bought, or would have been, and why not.
 import type { APIEmbed } from "discord.js";
-import type { AutoBuyAlert } from "../../../alerts/delivery/payload.ts";
+import type { AutoBuyAlert } from "../../../outbox/payload.ts";
 import { safeUserText } from "../../../input/parse.ts";
 import { embed } from "../embeds.ts";
 import { money, truncate } from "../format.ts";

@@ -1,11 +1,7 @@
 // What the bot's automation did, as Discord messages: a sale accepted with no press (or why not),
 // and the buy-order and listing guards' digests, with a button to turn a guard off.
 import { ButtonStyle, type APIEmbed } from "discord.js";
-import type {
-  AutoAcceptAlert,
-  GuardDigestAlert,
-  GuardDigestEntry,
-} from "../../../alerts/delivery/payload.ts";
+import type { AutoAcceptAlert, GuardDigestAlert, GuardDigestEntry } from "../../../outbox/payload.ts";
 import { safeUserText } from "../../../input/parse.ts";
 import { GUARD_ACTIONS, TRADE_ACTIONS } from "../../actions.ts";
 import { button, dmIds, row } from "../button.ts";

@@ -1,7 +1,7 @@
 // A listing alert as Discord shows it: the listing's figures once, every rule of the user it matched, inspect and screenshot links.
 import type { APIEmbed } from "discord.js";
-import { rulesOf } from "../../../alerts/delivery/grouping.ts";
-import type { ListingAlert } from "../../../alerts/delivery/payload.ts";
+import { rulesOf } from "../../../outbox/grouping.ts";
+import type { ListingAlert } from "../../../outbox/payload.ts";
 import { safeUserText } from "../../../input/parse.ts";
 import { dealFields } from "../dealFields.ts";
 import { embed } from "../embeds.ts";

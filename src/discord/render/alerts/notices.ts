@@ -1,7 +1,7 @@
 // Notices about the account and the bot itself, as Discord sees them: an action's outcome found
 // out later (settlement), a refused key, listings the feed could not check, the weekly report.
 import type { APIEmbed } from "discord.js";
-import type { FeedGapAlert, SettlementAlert, WeeklyReportAlert } from "../../../alerts/delivery/payload.ts";
+import type { FeedGapAlert, SettlementAlert, WeeklyReportAlert } from "../../../outbox/payload.ts";
 import { embed } from "../embeds.ts";
 import { absoluteTime, compactDuration, money, relativeTime, truncate } from "../format.ts";
 

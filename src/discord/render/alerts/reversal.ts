@@ -1,6 +1,6 @@
 // Reversal alerts: a sale's proceeds taken back, or a purchase refunded, by a `rollback` entry.
 import type { APIEmbed } from "discord.js";
-import type { ReversalAlert } from "../../../alerts/delivery/payload.ts";
+import type { ReversalAlert } from "../../../outbox/payload.ts";
 import { safeUserText } from "../../../input/parse.ts";
 import { embed } from "../embeds.ts";
 import { money, relativeTime } from "../format.ts";
