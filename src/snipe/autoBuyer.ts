@@ -13,9 +13,9 @@ import {
   disarmWhenSpent,
   releaseClaim,
   settleAutoBuy,
-  type ArmMode,
 } from "../db/repos/autoBuys.ts";
 import { capsOf, checkWithinCaps, reservationOf } from "../spending/guard.ts";
+import { hitKey, type ArmedBuyer, type ArmedHit } from "../watch/armedHits.ts";
 import type { KeyOpener } from "../accountPollers/accounts.ts";
 import { dedupeKey } from "../outbox/content.ts";
 import type { AutoBuyAlert } from "../outbox/payload.ts";
@@ -31,20 +31,6 @@ import {
   type Finish,
 } from "./livePurchase.ts";
 
-export interface ArmedHit {
-  listing: Listing;
-  ruleId: number;
-  /** The rule's owner as the index knows it (the claim checks it against the stored rule). */
-  userId: number;
-  mode: ArmMode;
-  /**
-   * The filters the armed index matched the listing with. A live rule's claim reserves the
-   * purchase in the same statement when the listing matches them and they are the filters the
-   * owner confirmed (ADR 040); without them the purchase is reserved after the claim.
-   */
-  filters?: RuleFilters | undefined;
-}
-
 export interface AutoBuyerDeps {
   prisma: Db;
   market: MarketClient;
@@ -56,23 +42,10 @@ export interface AutoBuyerDeps {
   onAlertQueued?: () => void;
 }
 
-export interface AutoBuyer {
-  /**
-   * Acts on armed matches read by the feed at `readAt` (ms). Resolves once every match is
-   * claimed (recorded once, a buy taken from the rule) with the keys (`ruleId:listingId`) it took
-   * over from ordinary alerts; the purchases go on in the background.
-   */
-  act(hits: readonly ArmedHit[], readAt: number): Promise<Set<string>>;
+export interface AutoBuyer extends ArmedBuyer {
   /** Resolves when no purchase is in flight (shutdown, tests). */
   idle(): Promise<void>;
-  /**
-   * Resolves once the outcome DMs of these hits (`ruleId:listingId`) are queued, or at once for
-   * hits with nothing in flight: ordinary alerts of the same listing wait for this (ADR 018).
-   */
-  outcomesQueued(keys: Iterable<string>): Promise<void>;
 }
-
-export const hitKey = (ruleId: number | string, listingId: string) => `${ruleId}:${listingId}`;
 
 export function createAutoBuyer(deps: AutoBuyerDeps): AutoBuyer {
   const log = deps.logger.child({ module: "snipe" });

@@ -6,7 +6,7 @@ import { dedupeKey } from "../outbox/content.ts";
 import { listingAlertOf } from "./listingAlertContent.ts";
 import { MatchIds, type MatcherIndex } from "./matcher/matcher.ts";
 import type { ArmedRule } from "./matcher/ruleIndex.ts";
-import { hitKey, type ArmedHit, type AutoBuyer } from "../snipe/autoBuyer.ts";
+import { hitKey, type ArmedBuyer, type ArmedHit } from "./armedHits.ts";
 import type { SalesRate } from "../feed/salesRate.ts";
 import { matchesListing } from "./ruleFilters.ts";
 import { parseStoredFilters } from "./rules.ts";
@@ -28,7 +28,7 @@ export interface ListingAlertDeps {
         armedIndex: MatcherIndex;
         /** An armed rule's mode and the filters its index matched with (undefined: not armed). */
         armedRule(ruleId: string): ArmedRule | undefined;
-        autoBuyer: AutoBuyer;
+        autoBuyer: ArmedBuyer;
       }
     | undefined;
   /** The seller fee profit filters and figures count (the index must use the same). */
@@ -286,7 +286,7 @@ function storedRulesOf(prisma: Db, hits: Matched["hits"]) {
  */
 function releaseAfterOutcomes(
   deps: ListingAlertDeps,
-  autoBuyer: AutoBuyer,
+  autoBuyer: ArmedBuyer,
   armedKeys: readonly string[],
   held: readonly string[],
 ): void {

@@ -3,7 +3,7 @@
 // then listing alerts. Rule syncs share the feed's queue: both read and move the index's marker.
 import type { FeeModel } from "../market/fees.ts";
 import type { Listing } from "../market/schemas.ts";
-import type { AutoBuyer } from "../snipe/autoBuyer.ts";
+import type { ArmedBuyer } from "./armedHits.ts";
 import type { DeliveryHandOver } from "../outbox/part.ts";
 import type { Config } from "../config/index.ts";
 import type { Db } from "../db/types.ts";
@@ -79,7 +79,7 @@ export interface FeedPart {
 export interface FeedPartContext extends PartContext {
   readonly fees: FeeModel;
   readonly fates: FateRecorder;
-  readonly autoBuyer: AutoBuyer;
+  readonly autoBuyer: ArmedBuyer;
   /** Where new and gone listings go besides the matcher (the trade poller watches its own). */
   readonly noteListings: (listings: readonly Listing[]) => void;
   readonly noteGone: (listingIds: readonly string[]) => void;

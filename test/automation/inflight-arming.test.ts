@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { armRule, claimArmedMatch, settleArmedPurchase, settleAutoBuy } from "../../src/db/repos/autoBuys.ts";
 import { getUserByDiscordId } from "../../src/db/repos/users.ts";
-import { hitKey } from "../../src/snipe/autoBuyer.ts";
+import { hitKey } from "../../src/watch/armedHits.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";
 import { answer, marketOf, textOf, type MarketView } from "../commands/trading-support.ts";

@@ -6,7 +6,8 @@ import { createRule } from "../../../src/db/repos/rules.ts";
 import { armRule } from "../../../src/db/repos/autoBuys.ts";
 import { ensureUser } from "../../../src/db/repos/users.ts";
 import { createLogger } from "../../../src/log.ts";
-import { hitKey, type ArmedHit, type AutoBuyer } from "../../../src/snipe/autoBuyer.ts";
+import type { AutoBuyer } from "../../../src/snipe/autoBuyer.ts";
+import { hitKey, type ArmedHit } from "../../../src/watch/armedHits.ts";
 import { freshDatabase, type TestDatabase } from "../../support/db.ts";
 import { listingWith } from "../fixtures.ts";
 
