@@ -6,7 +6,7 @@ import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { FeeModel } from "../market/fees.ts";
 import type { Cents } from "../money.ts";
-import { referencePriceOf } from "../trading/views.ts";
+import { referenceCentsOf } from "../market/reference.ts";
 import { buildBook, type Book } from "./book.ts";
 import { toLedgerEntry, type LedgerEntry } from "./ledgerEntry.ts";
 import { positionsOf, summarize, type Period, type PeriodSummary, type Position } from "./summary.ts";
@@ -66,14 +66,14 @@ async function nameListings(
     if (id === undefined || trade.contract === undefined || named.has(id)) continue;
     named.set(id, {
       item: trade.contract.item.market_hash_name,
-      referenceCents: referencePriceOf(trade.contract),
+      referenceCents: referenceCentsOf(trade.contract),
     });
   }
   const missing = [...contractIds].filter((id) => !named.has(id)).slice(0, MAX_LISTING_READS);
   for (const id of missing) {
     try {
       const listing = await deps.market.getListing(id);
-      named.set(id, { item: listing.item.market_hash_name, referenceCents: referencePriceOf(listing) });
+      named.set(id, { item: listing.item.market_hash_name, referenceCents: referenceCentsOf(listing) });
     } catch (error) {
       // A listing the service no longer shows keeps its id as its name; anything else is a failure.
       if (!isMarketError(error, "not_found")) throw error;

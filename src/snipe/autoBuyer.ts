@@ -22,7 +22,8 @@ import type { AutoBuyAlert } from "../outbox/payload.ts";
 import type { Db } from "../db/types.ts";
 import { writeAlerts } from "../outbox/store.ts";
 import { dealOf } from "../watch/deal.ts";
-import { matchesListing, referencePriceOf, RuleFilters } from "../watch/ruleFilters.ts";
+import { referencePriceOf } from "../market/reference.ts";
+import { matchesListing, RuleFilters } from "../watch/ruleFilters.ts";
 import {
   buyableOutright,
   buyArmedMatch,

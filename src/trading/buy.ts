@@ -14,7 +14,8 @@ import type { Listing, Trade } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import type { TradingDeps } from "./deps.ts";
 import { requireCents, requireId } from "./validate.ts";
-import { referencePriceOf, toTradeView, type TradeView } from "./views.ts";
+import { referenceCentsOf } from "../market/reference.ts";
+import { toTradeView, type TradeView } from "./views.ts";
 
 export interface BuyQuote {
   listingId: string;
@@ -71,7 +72,7 @@ export async function prepareBuy(
     floatValue: listing.item.float_value,
     paintSeed: listing.item.paint_seed,
     sellerName: listing.seller?.username,
-    referencePriceCents: referencePriceOf(listing),
+    referencePriceCents: referenceCentsOf(listing),
     perPurchaseCapCents,
     dailyCapCents,
     spentTodayCents,

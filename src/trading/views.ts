@@ -1,4 +1,5 @@
 // Plain views of marketplace resources handed to command handlers: cents, ids and Dates only.
+import { referenceCentsOf } from "../market/reference.ts";
 import type { Cents } from "../money.ts";
 import type { Bid, Listing, ListingType, Offer, Trade } from "../market/schemas.ts";
 
@@ -46,12 +47,6 @@ export interface ListingSummary {
   soldAt: Date | undefined;
 }
 
-export function referencePriceOf(listing: Listing): Cents | undefined {
-  const ref = listing.reference ?? listing.item.reference;
-  const value = ref?.predicted_price ?? ref?.base_price;
-  return value === undefined ? undefined : Math.round(value);
-}
-
 export function auctionViewOf(listing: Listing): AuctionView | undefined {
   if (listing.type !== "auction") return undefined;
   const details = listing.auction_details;
@@ -85,7 +80,7 @@ export function toListingSummary(listing: Listing): ListingSummary {
     sellerPlatformId: listing.seller?.platform_id,
     sellerName: listing.seller?.username,
     isSeller: listing.is_seller === true,
-    referencePriceCents: referencePriceOf(listing),
+    referencePriceCents: referenceCentsOf(listing),
     maxOfferDiscountBps: listing.max_offer_discount,
     minOfferPriceCents: listing.min_offer_price,
     auction: auctionViewOf(listing),

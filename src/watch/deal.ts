@@ -3,7 +3,7 @@ import type { FeeModel } from "../market/fees.ts";
 import type { Listing, Sticker } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 
-/** The reference price a discount is measured against; see referencePriceOf in ruleFilters.ts. */
+/** The reference price a discount is measured against; see referencePriceOf in src/market/reference.ts. */
 type ReferenceOf = (listing: Listing) => number | undefined;
 
 /**

@@ -2,12 +2,13 @@
 // as the rule's filters read them, the item's extras, links and auction state.
 import { DEFAULT_FEES, type FeeModel } from "../market/fees.ts";
 import { itemLinksOf } from "../market/links.ts";
+import { referencePriceOf } from "../market/reference.ts";
 import type { Listing } from "../market/schemas.ts";
 import { discountPercent } from "../money.ts";
 import type { AppliedExtra, ListingAlert } from "../outbox/payload.ts";
 import { dealOf } from "./deal.ts";
 import { describeFilters } from "./describeFilters.ts";
-import { referencePriceOf, type RuleFilters } from "./ruleFilters.ts";
+import type { RuleFilters } from "./ruleFilters.ts";
 
 function isoOrUndefined(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;

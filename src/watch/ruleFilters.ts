@@ -1,4 +1,5 @@
 // Watch-rule filters as stored (the RuleFilters schema, built from the filter registry), a listing's facts, and the fast compiled match.
+import { referencePriceOf } from "../market/reference.ts";
 import { z } from "zod";
 import { discountPercent } from "../money.ts";
 import type { Listing } from "../market/schemas.ts";
@@ -51,20 +52,6 @@ export type RuleFilters = z.infer<typeof RuleFilters>;
 
 // ---------------------------------------------------------------------------------------------
 // A listing's facts, once per listing
-
-/**
- * The reference price a discount is measured against: the listing's own reference (it accounts
- * for this item's float and stickers, hence predicted_price first), else the item-level one;
- * within each, predicted_price before base_price. Absent or <= 0: no reference.
- */
-export function referencePriceOf(listing: Listing): number | undefined {
-  const ref =
-    listing.reference?.predicted_price ??
-    listing.reference?.base_price ??
-    listing.item.reference?.predicted_price ??
-    listing.item.reference?.base_price;
-  return ref !== undefined && Number.isFinite(ref) && ref > 0 ? ref : undefined;
-}
 
 /** Reference sample quantity, from the same places (listing first, then item). */
 export function referenceQuantityOf(listing: Listing): number | undefined {

@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { UserFacingError } from "../../../src/errors.ts";
 import { describeFilters } from "../../../src/watch/describeFilters.ts";
-import { matchesListing, referencePriceOf, RuleFilters } from "../../../src/watch/ruleFilters.ts";
+import { referencePriceOf } from "../../../src/market/reference.ts";
+import { toListingSummary } from "../../../src/trading/views.ts";
+import { matchesListing, RuleFilters } from "../../../src/watch/ruleFilters.ts";
 import { ruleFromOptions } from "../../../src/watch/ruleOptions.ts";
 import { listingWith } from "../fixtures.ts";
 
@@ -264,6 +266,15 @@ describe("matchesListing: what each filter means", () => {
       expect(referencePriceOf(l)).toBe(9900);
       expect(matchesListing({ min_discount: 14 }, l)).toBe(true);
       expect(matchesListing({ min_discount: 15 }, l)).toBe(false);
+    });
+    it("GIVEN a listing reference without prices and an item reference WHEN the rule and /listing read it THEN both take the item's $99.00: the discount a rule matched on is the one shown", () => {
+      const l = listingWith({ reference: { quantity: 3 } });
+      expect(referencePriceOf(l)).toBe(9900);
+      expect(toListingSummary(l).referencePriceCents).toBe(9900);
+    });
+    it("GIVEN a zero reference on the listing WHEN /listing reads it THEN it shows no reference, as a rule sees none", () => {
+      const l = listingWith({ reference: { predicted_price: 0 }, item: { reference: null } });
+      expect(toListingSummary(l).referencePriceCents).toBeUndefined();
     });
     it("GIVEN no reference anywhere WHEN a min_discount rule meets the listing THEN no match, even at 0%", () => {
       const l = listingWith({ reference: null, item: { reference: null } });
