@@ -1,6 +1,6 @@
-// The alert engine: starts the parts (feed, account pollers, delivery, retention) under one leader
-// lock and stops them in order. Each part owns its loop and lifecycle in its own folder:
-// feed/part.ts, accountPollers/part.ts, delivery/part.ts, src/privacy/retentionPart.ts.
+// The alert engine: builds the background parts (delivery, the feed's matching, the account
+// pollers, retention, the weekly report) and registers them with one host (src/runtime/host.ts),
+// which runs them under one leader lock. Each part owns its loops in its own folder.
 import { DEFAULT_FEES, feeModel, percentToBps } from "../market/fees.ts";
 import { createRetentionPart } from "../privacy/retentionPart.ts";
 import { createAutoBuyer } from "../snipe/autoBuyer.ts";
@@ -9,7 +9,7 @@ import { createDeliveryPart, handBackClaims } from "../outbox/part.ts";
 import { createFateRecorder } from "../feed/fateRecorder.ts";
 import { createFeedPart } from "../watch/part.ts";
 import { createWeeklyReportPart } from "../watch/weeklyReportPart.ts";
-import { createLeader, type Leader } from "../runtime/leader.ts";
+import { createHost, type HostedPart } from "../runtime/host.ts";
 import type { PartContext } from "../runtime/part.ts";
 
 export type { AlertSentEvent } from "../outbox/delivery.ts";
@@ -34,8 +34,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const ownFates = deps.fates === undefined;
   const fates = deps.fates ?? createFateRecorder({ prisma: deps.prisma, logger: deps.logger, now });
 
-  let leader: Leader | undefined;
-  const leading = () => leader?.isLeader() === true;
+  const host = createHost({ logger: deps.logger, leader: { url: deps.databaseUrl, ...deps.leader } });
+  const leading = () => host.leading();
   const observe = (fn: (m: AlertMetrics) => void) => {
     if (deps.metrics === undefined) return;
     try {
@@ -70,36 +70,28 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
   const retention = createRetentionPart(deps, ctx);
   const weekly = createWeeklyReportPart(deps, { ...ctx, fates });
 
+  // Started in this order; each told of an election; stopped together, then these steps.
+  host.register(hosted("delivery", delivery));
+  host.register(hosted("feed", feed));
+  host.register(hosted("account pollers", pollers));
+  host.register(hosted("retention", retention));
+  host.register(hosted("weekly report", weekly));
+  // Purchases already sent finish and are recorded (never abandoned half-way).
+  host.afterStop(() => autoBuyer.idle());
+  host.afterStop(() => handBackClaims(deps, delivery, ctx));
+  host.afterStop(async () => {
+    if (ownFates) await fates.close();
+  });
+
   return {
     ruleIndex: feed.ruleIndex,
     autoBuyer,
     async start() {
-      leader = createLeader({
-        url: deps.databaseUrl,
-        logger: deps.logger,
-        ...deps.leader,
-        onElected: () => {
-          feed.elected();
-          pollers.elected();
-          retention.elected();
-        },
-      });
-      leader.start();
-      delivery.start();
-      feed.start();
-      pollers.start();
-      retention.start();
-      weekly.start();
+      host.start();
       log.info({ workerId: delivery.workerId }, "alert engine started");
     },
     async stop() {
-      await Promise.all([feed.stop(), pollers.stop(), retention.stop(), weekly.stop(), delivery.stop()]);
-      // Purchases already sent finish and are recorded (never abandoned half-way).
-      await autoBuyer.idle();
-      await handBackClaims(deps, delivery, ctx);
-      await leader?.stop();
-      leader = undefined;
-      if (ownFates) await fates.close();
+      await host.stop();
       log.info("alert engine stopped");
     },
     runFeedOnce: feed.runFeedOnce,
@@ -122,5 +114,15 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
         lastTradeCycle: pollers.lastTradeCycle(),
       };
     },
+  };
+}
+
+/** A part as the host runs it, under a name. */
+function hosted(name: string, part: Omit<HostedPart, "name">): HostedPart {
+  return {
+    name,
+    start: () => part.start(),
+    stop: () => part.stop(),
+    ...(part.elected === undefined ? {} : { elected: () => part.elected?.() }),
   };
 }
