@@ -8,6 +8,7 @@ import type { Logger } from "../log.ts";
 import type { MarketClient } from "../market/client.ts";
 import type { Scheduler } from "../market/scheduler.ts";
 import type { KeyOpener } from "./accounts.ts";
+import type { TradeStepFactory } from "./tradeSteps.ts";
 import { createLoop, serial, type Loop } from "../runtime/loop.ts";
 import { whileLeading, type PartContext } from "../runtime/part.ts";
 import { createBidPoller, type BidCycleResult } from "./bidPoller.ts";
@@ -44,6 +45,8 @@ export interface AccountPollersPartDeps {
   reconcileIntervalMs?: number;
   /** Cron expression of the reminder check (default every minute). */
   reminderCron?: string;
+  /** Steps features register with the trade poller (auto-accept), in order. */
+  tradeSteps?: readonly TradeStepFactory[];
 }
 
 export function createAccountPollersPart(deps: AccountPollersPartDeps, ctx: PartContext): AccountPollersPart {
@@ -65,6 +68,7 @@ export function createAccountPollersPart(deps: AccountPollersPartDeps, ctx: Part
     ...accountDeps,
     intervalMs: deps.config.TRADE_POLL_INTERVAL_MS,
     backgroundRate,
+    ...(deps.tradeSteps === undefined ? {} : { steps: deps.tradeSteps }),
   });
   const reconciler = createReconciler(accountDeps);
   let lastBidCycle: BidCycleResult | undefined;

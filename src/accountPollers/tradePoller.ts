@@ -11,7 +11,7 @@ import { readMyBuyOrders } from "../market/pagination.ts";
 import { listOpenTrades, usersWhoseTradesMayBeReversed } from "../db/repos/trades.ts";
 import { dedupeKeysStartingWith } from "../db/repos/alerts.ts";
 import { createPollPlanner, pollNeeds, REVERSIBLE_FOR_MS, type PlannedPoll } from "./pollPlan.ts";
-import { autoAcceptFor } from "../autoAccept/step.ts";
+import { chainSteps, type TradeStepFactory } from "./tradeSteps.ts";
 import { pollReversals } from "./reversals.ts";
 import {
   closeTrackedTrade,
@@ -37,6 +37,8 @@ export interface TradePollerOptions extends AccountPollerDeps {
    * Infinity (no budget known): every user every cycle. Otherwise by need, stretched to fit.
    */
   backgroundRate?: () => number;
+  /** Steps registered by features (auto-accept), run on every trade read, in this order. */
+  steps?: readonly TradeStepFactory[];
 }
 
 export interface TradeCycleResult {
@@ -151,17 +153,18 @@ export function createTradePoller(opts: TradePollerOptions): TradePoller {
     }
 
     let queued = 0;
-    const autoAccept = autoAcceptFor({ prisma: opts.prisma, logger: log, now }, api, user.id);
+    const stepDeps = { prisma: opts.prisma, logger: log, now };
+    const runSteps = chainSteps((opts.steps ?? []).map((make) => make(stepDeps, api, user.id)));
     for (const seen of observed) {
       const { role } = seen;
-      // A queued sale that meets the seller's auto-accept conditions is accepted now, and the
-      // outcome DM stands for the "waiting on you" alert.
-      const step = await autoAccept(seen.trade, role);
+      // The registered steps first: a queued sale that meets the seller's auto-accept conditions
+      // is accepted now, and the outcome DM stands for the "waiting on you" alert.
+      const step = await runSteps(seen.trade, role);
       const trade = step.trade;
       const known = trackedById.get(trade.id);
       const previous = known?.lastKnownState;
-      if (previous === trade.state && known !== undefined && step.alert === undefined) continue;
-      const alerts: NewAlert[] = step.alert === undefined ? [] : [step.alert];
+      if (previous === trade.state && known !== undefined && step.alerts.length === 0) continue;
+      const alerts: NewAlert[] = [...step.alerts];
       if (!step.replacesTradeAlert && user.alertTrade && shouldAlert(role, trade.state, previous)) {
         // A trade can come back to a state it was in (pending, then queued again): each arrival
         // is news with its own number. The state is stored with the alert, so a restart re-reads

@@ -5,6 +5,7 @@ import { DEFAULT_FEES, feeModel, percentToBps } from "../market/fees.ts";
 import { createRetentionPart } from "../privacy/retentionPart.ts";
 import { createAutoBuyer } from "../snipe/autoBuyer.ts";
 import { createAccountPollersPart } from "../accountPollers/part.ts";
+import { autoAcceptFor } from "../autoAccept/step.ts";
 import { createDeliveryPart, handBackClaims } from "../outbox/part.ts";
 import { createFateRecorder } from "../feed/fateRecorder.ts";
 import { createFeedPart } from "../watch/part.ts";
@@ -56,7 +57,8 @@ export function createAlertEngine(deps: AlertEngineDeps): AlertEngine {
     now,
     onAlertQueued: ctx.kickDelivery,
   });
-  const pollers = createAccountPollersPart(deps, ctx);
+  // Auto-accept registers its step with the trade poller.
+  const pollers = createAccountPollersPart({ ...deps, tradeSteps: [autoAcceptFor] }, ctx);
   const feed = createFeedPart(deps, {
     ...ctx,
     fees,
