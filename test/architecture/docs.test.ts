@@ -1,5 +1,7 @@
 // docs/architecture.md describes the code as it is: every file or folder it names exists, and every
 // export it names beside its file ("`createApp` (`src/app.ts`)") is exported there.
+import { RULE_FILTERS } from "../../src/watch/filters/registry.ts";
+import { filterTable, withFilterTable } from "../../src/watch/filters/table.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,6 +71,12 @@ describe("docs/architecture.md", () => {
       .filter((e) => e.isDirectory() && e.name !== "generated")
       .map((e) => `src/${e.name}`);
     expect(folders.filter((f) => !listed.has(f))).toEqual([]);
+  });
+
+  it("GIVEN the filter registry WHEN its table is made THEN the document's filter table is that table (npm run docs:filters writes it)", () => {
+    const table = filterTable();
+    expect(table.split("\n").filter((l) => l.startsWith("| `")).length).toBe(RULE_FILTERS.length);
+    expect(withFilterTable(text, table)).toBe(text);
   });
 
   it("GIVEN the exports the document names beside their file WHEN the file is read THEN it exports them", () => {
