@@ -69,7 +69,7 @@ export const command = defineCommand({
     [ALERT_ACTIONS.view]: {
       defer: "ephemeral",
       async run(ctx) {
-        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+        const market = await ctx.deps.reads.forUser(ctx.user.id);
         const l = await viewListing({ market }, { listingId: ctx.id.subject });
         const fields = [
           { name: "Price", value: money(l.priceCents), inline: true },

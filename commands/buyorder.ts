@@ -252,7 +252,7 @@ export const command = defineCommand({
         });
         // A slip for a known name is refused with the closest names; a name nobody has listed or
         // sold yet (a new release, a rare item) is placed only once the user confirms it.
-        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+        const market = await ctx.deps.reads.forUser(ctx.user.id);
         const checked = await checkItemName({ market, logger: ctx.log }, ctx.deps.itemNames, "item", typed);
         // Shows the total exposure against the caps; placed only on "Place order".
         return createConfirmation(
@@ -310,7 +310,7 @@ export const command = defineCommand({
       async run(ctx) {
         const listingId = parseId("listing", ctx.options.string("listing"));
         // Public data: works without a linked account (the user's key is used when there is one).
-        const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+        const market = await ctx.deps.reads.forUser(ctx.user.id);
         const orders = await matchesForListing({ market, logger: ctx.log, now: ctx.deps.now }, { listingId });
         return {
           ephemeral: true,

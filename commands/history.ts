@@ -55,7 +55,7 @@ export const command = defineCommand({
         ctx.options.string("item"),
         ctx.options.integer("paint_index"),
       );
-      const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+      const market = await ctx.deps.reads.forUser(ctx.user.id);
       const history = await priceHistory(
         { market, logger: ctx.log, now: ctx.deps.now },
         { itemName: item, paintIndex },

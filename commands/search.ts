@@ -37,7 +37,7 @@ const searchPager = perApp((deps: BotDeps) => createPager<SearchFilters>(() => d
 export async function suggestItemNames(ctx: AutocompleteContext): Promise<readonly Choice[]> {
   if (ctx.focused.name !== "item") return [];
   // Autocomplete fires per keystroke: no database lookup, the operator key (or none) is enough.
-  const market = ctx.deps.market.forKey(ctx.deps.config.MARKET_API_KEY);
+  const market = ctx.deps.reads.operator();
   const names = await ctx.deps.itemNames.suggest({ market, logger: ctx.log }, ctx.focused.value);
   return names.map((name) => ({ name, value: name }));
 }
@@ -127,7 +127,7 @@ function oneOf<V extends string>(
 /** Reads one page of a result set and renders it with its paging controls. */
 async function searchPage(ctx: BaseContext, ref: PageRef<SearchFilters>): Promise<Omit<Reply, "ephemeral">> {
   const pager = searchPager(ctx.deps);
-  const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+  const market = await ctx.deps.reads.forUser(ctx.user.id);
   const page = await searchListings(
     { market, logger: ctx.log, now: ctx.deps.now },
     { ...ref.query, ...(ref.cursor ? { cursor: ref.cursor } : {}), limit: PAGE_SIZE },

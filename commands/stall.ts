@@ -35,7 +35,7 @@ function parseFilter(raw: string | undefined): StallFilter | undefined {
 
 async function stallPage(ctx: BaseContext, ref: PageRef<StallQuery>): Promise<MessageUpdate> {
   const pager = stallPager(ctx.deps);
-  const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+  const market = await ctx.deps.reads.forUser(ctx.user.id);
   const page = await viewStall(
     { market, logger: ctx.log, now: ctx.deps.now },
     {

@@ -84,7 +84,7 @@ export const command = defineCommand({
     if (isTierAutocomplete(ctx)) return tierChoices(ctx);
     if (ctx.focused.name === "item") {
       const names = await ctx.deps.itemNames.suggest(
-        { market: ctx.deps.market.forKey(ctx.deps.config.MARKET_API_KEY), logger: ctx.log },
+        { market: ctx.deps.reads.operator(), logger: ctx.log },
         ctx.focused.value,
         { signal: ctx.signal, withRuleNames: true },
       );

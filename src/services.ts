@@ -2,6 +2,7 @@
 // (src/app.ts) calls it, and so does anything that needs the handlers' wiring without Discord, so
 // tests exercise the production wiring.
 import { createSharedReads } from "./accounts/sharedReads.ts";
+import { createMarketReads } from "./accounts/reads.ts";
 import { createAccountService } from "./accounts/service.ts";
 import { createAlertService } from "./outbox/service.ts";
 import type { RuleChangeHub } from "./watch/changes.ts";
@@ -54,7 +55,11 @@ export function createBotDeps(opts: BotDepsOptions): BotDeps {
   return {
     config,
     logger,
-    market,
+    reads: createMarketReads({
+      market,
+      operatorKey: config.MARKET_API_KEY,
+      forUser: (discordId) => accounts.marketForReads(discordId),
+    }),
     now,
     itemNames: createItemNameIndex({
       now: () => now().getTime(),

@@ -76,7 +76,7 @@ export function openSimilar(): ComponentHandler {
     defer: "ephemeral",
     async run(ctx: ComponentContext) {
       const listingId = parseId("listing", ctx.id.subject);
-      const market = await ctx.deps.accounts.marketForReads(ctx.user.id);
+      const market = await ctx.deps.reads.forUser(ctx.user.id);
       const { listing: _listing, ...proposal } = await proposeSimilarRule({ market }, { listingId });
       const draft = await ctx.deps.drafts.create(
         { discordId: ctx.user.id },

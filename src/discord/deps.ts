@@ -9,7 +9,7 @@ import type { Config } from "../config/index.ts";
 import type { DraftService } from "../drafts/service.ts";
 import type { GuardSettings } from "../guards/settings.ts";
 import type { Logger } from "../log.ts";
-import type { MarketClient } from "../market/client.ts";
+import type { MarketReads } from "../accounts/reads.ts";
 import type { ItemNameIndex } from "../market/itemNames.ts";
 import type { PortfolioService } from "../portfolio/service.ts";
 import type { PrivacyService } from "../privacy/service.ts";
@@ -49,8 +49,8 @@ export interface FeatureServices {
 export interface BotDeps extends FeatureServices {
   readonly config: Config;
   readonly logger: Logger;
-  /** The marketplace client (public reads with the operator key; per-user keys go through `accounts`). */
-  readonly market: MarketClient;
+  /** The marketplace for reads, its key chosen for the handler (a user's own, or the operator's). */
+  readonly reads: MarketReads;
   readonly now: () => Date;
   /**
    * The one item-name index (every `item` autocomplete, typed-name checks): the sandbox's catalog

@@ -14,5 +14,5 @@ export function linkedTrader(ctx: BaseContext): Promise<Trader> {
 
 /** Market-only deps for public reads: the user's own key when usable, else the operator key's fair share. */
 export async function readerDeps(ctx: BaseContext): Promise<MarketDeps> {
-  return { market: await ctx.deps.accounts.marketForReads(ctx.user.id), logger: ctx.log, now: ctx.deps.now };
+  return { market: await ctx.deps.reads.forUser(ctx.user.id), logger: ctx.log, now: ctx.deps.now };
 }

@@ -74,6 +74,16 @@ const botDepsHoldNoClient: [ClientFields<BotDeps>, ServiceClientFields] extends 
   ? true
   : false = true;
 
+describe("handlers never choose a marketplace key", () => {
+  it("GIVEN every file under commands/ THEN none names the operator key or binds a key itself: reads come from ctx.deps.reads", () => {
+    const files = sourceFiles("commands");
+    const choosing = files.filter((f) =>
+      /MARKET_API_KEY|\.forKey\(/.test(readFileSync(path.join(ROOT, f), "utf8")),
+    );
+    expect(choosing).toEqual([]);
+  });
+});
+
 describe("handlers never touch the database", () => {
   it("GIVEN every file under commands/ THEN none imports Prisma, src/db or a database type, names prisma, or runs a raw query", () => {
     const files = sourceFiles("commands");
