@@ -87,16 +87,18 @@ const rivalListing = (item: string, cents: number) =>
 const priceOf = async (user: BotUser, id: string) => (await s.market.as(user).getListing(id)).price;
 
 /**
- * The user's listing at $20 guarded at a $10 floor and a rival at $15; a guard pass started with its
- * search for rivals held in the sandbox (so it has read the listing at $20), once that search arrived.
+ * The user's listing at $20 guarded at a $10 floor and a rival at $15; a guard pass started with
+ * one of its requests held in the sandbox, once that request arrived: its search for rivals (it has
+ * read the listing at $20), or its price change to $14.75.
  */
-async function passWithSearchHeld(user: BotUser, tag: string) {
+async function passWithHeld(user: BotUser, tag: string, held: "search" | "price change") {
   const item = uniqueItemName(tag);
   const mine = sellerListing(user, item, 2000);
   await slash(user, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
   rivalListing(item, 1500);
   const patches = hits(s.bot, PATCH_LISTING);
-  holdNext(s.bot, "GET", "/listings");
+  if (held === "search") holdNext(s.bot, "GET", "/listings");
+  else holdNext(s.bot, "PATCH", `/listings/${mine.id}`);
   const pass = s.pass();
   await heldRequestArrived(s.bot);
   return { mine, patches, pass };
@@ -104,7 +106,7 @@ async function passWithSearchHeld(user: BotUser, tag: string) {
 
 describe("a listing guard's floor raised while its pass is running", () => {
   it("GIVEN a floor of $10 and a rival at $15 WHEN the user raises the floor to $18 while the pass reads the market THEN no price below $18 is sent, the listing stays at $20, AND the guard stops saying the rival is at or below its floor", async () => {
-    const { mine, patches, pass } = await passWithSearchHeld(alice, "inflight-floor");
+    const { mine, patches, pass } = await passWithHeld(alice, "inflight-floor", "search");
     const raised = await slash(alice, "sell guard", { listing: mine.id, floor: "18", step: "0.25" });
     expect(textOf(raised)).toContain("Guard on: listing");
     expect(textOf(raised)).toContain("$18.00");
@@ -119,14 +121,7 @@ describe("a listing guard's floor raised while its pass is running", () => {
   });
 
   it("GIVEN the guard's price change to $14.75 in flight WHEN the user sets a floor of $18 THEN the command waits for it and refuses a floor above the price the listing now has, AND the floor stored stays the one the change was sent under", async () => {
-    const item = uniqueItemName("inflight-floor-sent");
-    const mine = sellerListing(bob, item, 2000);
-    await slash(bob, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
-    rivalListing(item, 1500);
-
-    holdNext(s.bot, "PATCH", `/listings/${mine.id}`);
-    const pass = s.pass();
-    await heldRequestArrived(s.bot);
+    const { mine, pass } = await passWithHeld(bob, "inflight-floor-sent", "price change");
     const command = slash(bob, "sell guard", { listing: mine.id, floor: "18", step: "0.25" });
     const waited = await outlasts(command, pass);
     const refused = await command;
@@ -143,7 +138,7 @@ describe("a listing guard's floor raised while its pass is running", () => {
 
 describe("a listing guard and the user's own reprice", () => {
   it("GIVEN a pass that read the listing at $20 and a rival at $15 WHEN the user reprices it to $12 while the pass's search is held THEN the guard sends no change: the listing stays at the user's $12, never raised to $14.75", async () => {
-    const { mine, patches, pass } = await passWithSearchHeld(alice, "inflight-reprice-lower");
+    const { mine, patches, pass } = await passWithHeld(alice, "inflight-reprice-lower", "search");
     const repriced = await slash(alice, "sell reprice", { listing: mine.id, price: "12" });
     expect(textOf(repriced)).toContain("Repriced");
     await pass;
@@ -153,14 +148,7 @@ describe("a listing guard and the user's own reprice", () => {
   });
 
   it("GIVEN the guard's price change to $14.75 in flight WHEN the user reprices to $16 THEN the reprice waits for it and is sent after: the listing ends at the user's $16", async () => {
-    const item = uniqueItemName("inflight-reprice-after");
-    const mine = sellerListing(bob, item, 2000);
-    await slash(bob, "sell guard", { listing: mine.id, floor: "10", step: "0.25" });
-    rivalListing(item, 1500);
-
-    holdNext(s.bot, "PATCH", `/listings/${mine.id}`);
-    const pass = s.pass();
-    await heldRequestArrived(s.bot);
+    const { mine, pass } = await passWithHeld(bob, "inflight-reprice-after", "price change");
     const command = slash(bob, "sell reprice", { listing: mine.id, price: "16" });
     const waited = await outlasts(command, pass);
     expect(textOf(await command)).toContain("Repriced");
