@@ -1,5 +1,7 @@
 // The trade poller's auto-accept step: a queued sale that meets the seller's conditions is
 // accepted with no press, and the seller is told what happened (sent by, or accept by hand by).
+import type { Logger } from "../log.ts";
+import type { MarketApi } from "../market/client.ts";
 import type { Trade } from "../market/schemas.ts";
 import type { AutoAcceptSettings } from "../db/repos/autoAccept.ts";
 import {
@@ -12,16 +14,28 @@ import {
 } from "./settings.ts";
 import { dedupeKey, tradeDeadline } from "../outbox/content.ts";
 import type { AutoAcceptAlert } from "../outbox/payload.ts";
-import type { TradeStepFactory, TradeStepResult } from "../accountPollers/tradeSteps.ts";
+import type { Db } from "../db/types.ts";
+import type { NewAlert } from "../outbox/store.ts";
 
-/** The step's result: the ordinary "a sale waits on you" alert is replaced by the outcome DM. */
-export type AutoAcceptStep = TradeStepResult;
+export interface AutoAcceptStep {
+  /** The trade as it stands after the step (accepted: pending). */
+  trade: Trade;
+  /** The outcome DM, when the step acted. */
+  alert: NewAlert | undefined;
+  /** The ordinary "a sale waits on you" alert is replaced by the outcome DM. */
+  replacesTradeAlert: boolean;
+}
 
 /**
- * The step auto-accept registers with the trade poller. Per user and cycle: the settings are read
- * once, and only when a queued sale is seen.
+ * The step auto-accept registers with the trade poller (a TradeStepFactory of
+ * src/accountPollers/tradeSteps.ts, by its shape). Per user and cycle: the settings are read once,
+ * and only when a queued sale is seen.
  */
-export const autoAcceptFor: TradeStepFactory = (deps, api, userId) => {
+export function autoAcceptFor(
+  deps: { prisma: Db; logger: Logger; now: () => Date },
+  api: MarketApi,
+  userId: number,
+): (trade: Trade, role: "buyer" | "seller") => Promise<AutoAcceptStep> {
   let settings: Promise<AutoAcceptSettings> | undefined;
   let unknown: Promise<Map<string, number>> | undefined;
   return async (trade, role) => {
@@ -77,4 +91,4 @@ export const autoAcceptFor: TradeStepFactory = (deps, api, userId) => {
       replacesTradeAlert: true,
     };
   }
-};
+}
