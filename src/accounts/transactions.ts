@@ -3,8 +3,8 @@ import type { Logger } from "../log.ts";
 import type { MarketApi } from "../market/client.ts";
 import { isUnreadableAmount, type TransactionType } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
-import { requirePage } from "../trading/validate.ts";
-import { toDate } from "../trading/views.ts";
+import { requirePage } from "../input/validate.ts";
+import { toDate } from "../util/dates.ts";
 
 const PAGE_SIZE = 10;
 

@@ -16,7 +16,7 @@ import type { MarketApi } from "../market/client.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Trade } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
-import { requireCents } from "../trading/validate.ts";
+import { requireCents } from "../input/validate.ts";
 
 export type { AutoAcceptSettings };
 

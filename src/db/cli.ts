@@ -1,5 +1,5 @@
-// `npm run db:migrate`, `npm run db:rotate-key`, `npm run db:new-migration -- <name>` and
-// `npm run db:forget-user -- <discord id>`.
+// `npm run db:migrate`, `npm run db:rotate-key` and `npm run db:new-migration -- <name>`
+// (`npm run db:forget-user` is the privacy feature's own tool, src/privacy/cli.ts).
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -14,7 +14,6 @@ import { migrationStamp, newMigrationNameProblem } from "./migrationNames.ts";
 import { destructiveChanges } from "./migrationSafety.ts";
 import { runKeyRotation, UnreadableStoredKeyError } from "./rotateKey.ts";
 import { diffSchemas } from "./schemaDiff.ts";
-import { deleteUserData } from "../privacy/deleteUserData.ts";
 
 async function migrateCommand(config: Config, logger: Logger): Promise<number> {
   const db = await openDatabase({ config, logger, poolMax: 1 });
@@ -42,30 +41,6 @@ async function rotateKeyCommand(config: Config, logger: Logger): Promise<number>
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
-  } finally {
-    await db.close();
-  }
-}
-
-/** Erases a user at their request by mail: the same stop-then-erase as /account delete. */
-async function forgetUserCommand(config: Config, logger: Logger, args: string[]): Promise<number> {
-  const discordId = args.find((a) => !a.startsWith("--"));
-  if (discordId === undefined || !/^\d{5,25}$/.test(discordId)) {
-    logger.error("usage: npm run db:forget-user -- <discord user id (digits)>");
-    return 2;
-  }
-  const db = await openDatabase({ config, logger, poolMax: 2 });
-  try {
-    const result = await deleteUserData({ prisma: db.prisma, logger }, { discordUserId: discordId });
-    if (!result.deleted) {
-      logger.info({ discordUserId: discordId }, "nothing is stored about this user; nothing to erase");
-    } else {
-      logger.info(
-        { discordUserId: discordId, stopped: result.stopped, erased: result.erased },
-        "user forgotten: automation stopped and every record erased",
-      );
-    }
-    return 0;
   } finally {
     await db.close();
   }
@@ -148,13 +123,8 @@ async function main(argv: string[]): Promise<number> {
       return rotateKeyCommand(config, logger);
     case "new-migration":
       return newMigrationCommand(config, logger, rest);
-    case "forget-user":
-      return forgetUserCommand(config, logger, rest);
     default:
-      logger.error(
-        { command },
-        "usage: tsx src/db/cli.ts migrate | rotate-key | new-migration <name> | forget-user <discord id>",
-      );
+      logger.error({ command }, "usage: tsx src/db/cli.ts migrate | rotate-key | new-migration <name>");
       return 2;
   }
 }

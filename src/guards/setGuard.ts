@@ -11,7 +11,7 @@ import { requireLinkedUser } from "../accounts/requireLinkedUser.ts";
 import { findMyOrder, withOrderLock } from "../trading/buyOrders.ts";
 import type { TradingDeps } from "../trading/deps.ts";
 import { MIN_LISTING_PRICE } from "../trading/selling.ts";
-import { requireCents, requireId, requireInt } from "../trading/validate.ts";
+import { requireCents, requireId, requireInt } from "../input/validate.ts";
 
 export const DEFAULT_MAX_CHANGES_PER_DAY = 10;
 export const MAX_CHANGES_PER_DAY = 100;

@@ -1,7 +1,7 @@
 // Verbs behind alert messages' buttons and /alerts: look at an alerted listing, list recent alerts.
 import { listingsBoughtBy } from "../db/repos/purchases.ts";
 import { getUserByDiscordId } from "../db/repos/users.ts";
-import { requireId } from "../trading/validate.ts";
+import { requireId } from "../input/validate.ts";
 import { toListingSummary, type ListingSummary } from "../trading/views.ts";
 import type { MarketApi } from "../market/client.ts";
 import { mergeSameListing } from "./grouping.ts";

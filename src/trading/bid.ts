@@ -14,8 +14,9 @@ import {
   commitmentStands,
   reserveOrRefuse,
 } from "../spending/guard.ts";
-import { requireCents, requireId } from "./validate.ts";
-import { minNextBidOf, toDate } from "./views.ts";
+import { requireCents, requireId } from "../input/validate.ts";
+import { toDate } from "../util/dates.ts";
+import { minNextBidOf } from "./views.ts";
 
 export interface BidResult {
   listingId: string;

@@ -13,7 +13,7 @@ import { isMarketError, type MarketError } from "../market/errors.ts";
 import type { Listing, Trade } from "../market/schemas.ts";
 import { formatCents, type Cents } from "../money.ts";
 import type { TradingDeps } from "./deps.ts";
-import { requireCents, requireId } from "./validate.ts";
+import { requireCents, requireId } from "../input/validate.ts";
 import { referenceCentsOf } from "../market/reference.ts";
 import { toTradeView, type TradeView } from "./views.ts";
 

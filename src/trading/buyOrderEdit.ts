@@ -32,7 +32,7 @@ import {
   type ConstraintName,
 } from "./constraints.ts";
 import type { MarketDeps, TradingDeps } from "./deps.ts";
-import { requireCents, requireId, requireInt } from "./validate.ts";
+import { requireCents, requireId, requireInt } from "../input/validate.ts";
 
 export interface EditBuyOrderInput {
   orderId: string;

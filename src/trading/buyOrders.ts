@@ -23,7 +23,7 @@ import {
   type BuyOrderConstraints,
 } from "./constraints.ts";
 import type { MarketDeps, TradingDeps } from "./deps.ts";
-import { requireCents, requireId, requireInt, requirePage } from "./validate.ts";
+import { requireCents, requireId, requireInt, requirePage } from "../input/validate.ts";
 
 export const MIN_PRICE: Cents = 3;
 export const MAX_QUANTITY = 10_000;

@@ -2,7 +2,7 @@
 // (nested hybrid_properties on create, flat and absolute on update).
 import { invalidOption } from "../errors.ts";
 import type { HybridProperties } from "../market/schemas.ts";
-import { requireFloat, requireInt } from "./validate.ts";
+import { requireFloat, requireInt } from "../input/validate.ts";
 
 export interface BuyOrderConstraints {
   minFloat?: number | undefined;

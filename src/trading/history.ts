@@ -2,8 +2,8 @@
 import { invalidOption } from "../errors.ts";
 import type { Cents } from "../money.ts";
 import type { MarketDeps } from "./deps.ts";
-import { requireInt } from "./validate.ts";
-import { toDate } from "./views.ts";
+import { requireInt } from "../input/validate.ts";
+import { toDate } from "../util/dates.ts";
 
 export interface DailyPoint {
   /** The day as the service states it (a date, no time). */

@@ -3,7 +3,7 @@ import type { Cents } from "../money.ts";
 import type { Listing } from "../market/schemas.ts";
 import { itemLinksOf, type ItemLinks } from "../market/links.ts";
 import type { MarketDeps } from "./deps.ts";
-import { requireId } from "./validate.ts";
+import { requireId } from "../input/validate.ts";
 import { toBidView, toListingSummary, type BidView, type ListingSummary } from "./views.ts";
 
 export interface StickerView {

@@ -13,7 +13,7 @@ import {
   type Commitment,
 } from "../spending/guard.ts";
 import type { MarketDeps, TradingDeps } from "./deps.ts";
-import { requireCents, requireId, requirePage } from "./validate.ts";
+import { requireCents, requireId, requirePage } from "../input/validate.ts";
 import { toOfferView, type OfferView } from "./views.ts";
 
 /** The service's minimum price for anything (docs/live-service.md). */

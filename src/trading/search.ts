@@ -8,7 +8,7 @@ import { CATEGORY, type CategoryName, type ListingType, type SortBy } from "../m
 import type { SearchListingsQuery } from "../market/requests.ts";
 import type { Cents } from "../money.ts";
 import type { MarketDeps } from "./deps.ts";
-import { requireCents, requireFloat, requireId, requireInt } from "./validate.ts";
+import { requireCents, requireFloat, requireId, requireInt } from "../input/validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
 export interface StickerSelector {

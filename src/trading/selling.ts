@@ -6,7 +6,7 @@ import type { ListingType } from "../market/schemas.ts";
 import type { Cents } from "../money.ts";
 import { withWriteLock } from "../db/writeLocks.ts";
 import type { MarketDeps, TradingDeps } from "./deps.ts";
-import { requireCents, requireId, requireIds, requireInt } from "./validate.ts";
+import { requireCents, requireId, requireIds, requireInt } from "../input/validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
 /** The service's minimum price (docs/live-service.md). */

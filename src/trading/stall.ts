@@ -3,7 +3,7 @@ import { UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
 import type { Cents } from "../money.ts";
 import type { MarketDeps } from "./deps.ts";
-import { requireId, requireInt } from "./validate.ts";
+import { requireId, requireInt } from "../input/validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
 export type StallFilter = "unique" | "sticker_combos";

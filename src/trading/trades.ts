@@ -4,7 +4,7 @@ import { invalidOption, UserFacingError } from "../errors.ts";
 import { isMarketError } from "../market/errors.ts";
 import { TRADE_STATES, type Trade } from "../market/schemas.ts";
 import type { MarketDeps } from "./deps.ts";
-import { requireId, requireIds, requirePage } from "./validate.ts";
+import { requireId, requireIds, requirePage } from "../input/validate.ts";
 import { toTradeView, type TradeView } from "./views.ts";
 
 export type TradeRole = "buyer" | "seller";

@@ -1,14 +1,10 @@
 // Plain views of marketplace resources handed to command handlers: cents, ids and Dates only.
+import { toDate } from "../util/dates.ts";
 import { referenceCentsOf } from "../market/reference.ts";
 import type { Cents } from "../money.ts";
 import type { Bid, Listing, ListingType, Offer, Trade } from "../market/schemas.ts";
 
 /** Parses an API timestamp; an unparsable one is treated as absent rather than as "Invalid Date". */
-export function toDate(value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
 
 /**
  * An empty page ends the walk even when the service still hands out a cursor; a short page

@@ -1,6 +1,6 @@
 // The user's watchlist of listings: read a page, add one, remove one.
 import type { MarketDeps } from "./deps.ts";
-import { requireId, requireInt } from "./validate.ts";
+import { requireId, requireInt } from "../input/validate.ts";
 import { nextCursor, toListingSummary, type ListingSummary } from "./views.ts";
 
 export interface WatchlistPage {

@@ -5,7 +5,7 @@ import { invalidOption, UserFacingError } from "../errors.ts";
 import type { MarketApi } from "../market/client.ts";
 import type { Listing } from "../market/schemas.ts";
 import { formatCents } from "../money.ts";
-import { requireId } from "../trading/validate.ts";
+import { requireId } from "../input/validate.ts";
 import { MAX_ITEM_NAME, RuleFilters } from "./ruleFilters.ts";
 import { addRule, MAX_RULE_NAME, requireRuleName, type RuleDeps, type RuleView } from "./rules.ts";
 import { checkedRule } from "./ruleOptions.ts";

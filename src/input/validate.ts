@@ -1,4 +1,5 @@
-// Input checks shared by the trading verbs: each failure names the option the user typed.
+// Checks of values the verbs are given (ids, prices, counts, pages, floats), shared by every feature:
+// each failure names the option the user typed.
 import { invalidOption } from "../errors.ts";
 import { formatCents, MAX_CENTS, type Cents } from "../money.ts";
 
