@@ -53,7 +53,6 @@ export default tseslint.config(
       "src/sandbox/**",
       "src/db/**",
       "src/runtime/**",
-      "src/background/**",
       "src/outbox/**",
       "src/feed/**",
       "src/watch/**",

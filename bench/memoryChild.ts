@@ -4,7 +4,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createApp } from "../src/app.ts";
-import type { BackgroundService } from "../src/context.ts";
+import type { BackgroundService } from "../src/background/context.ts";
 import type { AlertEngine } from "../src/background/engine.ts";
 import { loadConfig } from "../src/config/index.ts";
 import { createLogger } from "../src/log.ts";

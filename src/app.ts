@@ -11,8 +11,8 @@ import { assertStoredKeysReadable, upgradeStoredKeys } from "./db/rotateKey.ts";
 import { ping, readInventory } from "./db/repos/inventory.ts";
 import { depth as outboxDepth } from "./db/repos/outbox.ts";
 import type { CommandModule } from "./discord/command.ts";
-import { alertEngineService } from "./discord/outbound/alertSender.ts";
-import { guardService } from "./guards/service.ts";
+import { alertEngineService } from "./background/alertService.ts";
+import { guardService } from "./background/guards.ts";
 import { createDiscordClient } from "./discord/client.ts";
 import type { BotDeps } from "./discord/deps.ts";
 import { createRegistry, type CommandRegistry } from "./discord/registry.ts";
@@ -30,7 +30,7 @@ import { createMetrics, fanOutMarketMetrics, fanOutRouterMetrics, type Metrics }
 import type { Sandbox } from "./sandbox/index.ts";
 import { createBotDeps } from "./services.ts";
 import { withTimeout } from "./util/timeout.ts";
-import type { AppContext, BackgroundService, ServiceFactory } from "./context.ts";
+import type { AppContext, BackgroundService, ServiceFactory } from "./background/context.ts";
 
 export interface AppOverrides {
   readonly logger?: Logger;

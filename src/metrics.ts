@@ -1,8 +1,7 @@
 // Prometheus metrics of one bot: a Registry per app (never prom-client's global one, so tests run several apps), fed by the market client, router and alert engine hooks and by probes read at scrape time.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { AlertFailedEvent } from "./outbox/delivery.ts";
-import type { AlertMetrics, AlertSentEvent, FeedCycleEvent } from "./background/engine.ts";
-import type { ListingsMatchedEvent } from "./watch/part.ts";
+import type { AlertFailedEvent, AlertSentEvent, DeliveryMetrics } from "./outbox/delivery.ts";
+import type { FeedCycleEvent, FeedMetrics, ListingsMatchedEvent } from "./watch/part.ts";
 import type { OutboxDepth } from "./db/repos/outbox.ts";
 import type { InteractionObservation, RouterMetrics } from "./discord/router.ts";
 import type { Logger } from "./log.ts";
@@ -19,7 +18,7 @@ export interface FeedHealth {
 }
 
 /** The one metrics object of an app: every hook interface the parts call, plus scrape-time probes. */
-export interface Metrics extends MarketMetrics, RouterMetrics, AlertMetrics, DatabaseMetrics {
+export interface Metrics extends MarketMetrics, RouterMetrics, DeliveryMetrics, FeedMetrics, DatabaseMetrics {
   /** This app's metrics (the process metrics are added at render time). */
   readonly registry: Registry;
   /** Read on every scrape: whether every gateway shard of this process is connected. */

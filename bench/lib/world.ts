@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createApp, type App, type AppOverrides } from "../../src/app.ts";
-import type { BackgroundService } from "../../src/context.ts";
+import type { BackgroundService } from "../../src/background/context.ts";
 import type { AlertEngine } from "../../src/background/engine.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import {

@@ -77,7 +77,7 @@ export interface AlertEngine {
   /**
    * Keeps this process's index in step with its own writes at once: the app's rule-change hub
    * (src/watch/changes.ts) feeds it every change the rules, arming and automation services
-   * write (src/discord/outbound/alertSender.ts subscribes it while the engine runs).
+   * write (src/background/alertService.ts subscribes it while the engine runs).
    */
   onRuleChange(change: RuleChange): void;
   stats(): AlertEngineStats;

@@ -1,5 +1,5 @@
 // The app's operations endpoint: /healthz checks and /metrics over the app's parts (see src/app.ts).
-import type { AppContext } from "../context.ts";
+import type { AppContext } from "../background/context.ts";
 import { contractCheck, databaseCheck, feedCheck, feedLagLimitMs, gatewayCheck } from "./health.ts";
 import { startHttpServer, type HttpServer } from "./server.ts";
 

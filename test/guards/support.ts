@@ -2,7 +2,7 @@
 // digest period are about time), the alert engine and the guards' own loop stopped so each pass
 // is run by the test, and helpers to read what the user was told.
 import { expect } from "vitest";
-import type { GuardService } from "../../src/guards/service.ts";
+import type { GuardService } from "../../src/background/guards.ts";
 import type { BuyOrder } from "../../src/market/schemas.ts";
 import type { StoredMessage } from "../support/discord.ts";
 import { alertEngineOf, startQuietBot, type Bot, type BotUser } from "../support/harness.ts";

@@ -8,7 +8,7 @@
 // 10 s, three tries a call): a storm of timeouts then takes seconds, not minutes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAlertEngine, type AlertMetrics } from "../../src/background/engine.ts";
-import type { ServiceFactory } from "../../src/context.ts";
+import type { ServiceFactory } from "../../src/background/context.ts";
 import { createDiscordAlertSender } from "../../src/discord/outbound/alertSender.ts";
 import { createMarketClient, type MarketCallEvent } from "../../src/market/client.ts";
 import type { FaultSpec } from "../../src/sandbox/faults.ts";

@@ -8,7 +8,7 @@ import type { AlertEngine } from "../../src/background/engine.ts";
 import { createApp, type App, type AppOverrides } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import type { Database } from "../../src/db/index.ts";
-import type { AlertEngineService } from "../../src/discord/outbound/alertSender.ts";
+import type { AlertEngineService } from "../../src/background/alertService.ts";
 import type { CommandModule } from "../../src/discord/command.ts";
 import type { RouterMetrics } from "../../src/discord/router.ts";
 import { createLogger } from "../../src/log.ts";

@@ -1,12 +1,9 @@
 // The Discord side of alert delivery: renders an alert and sends it to a DM or channel, mapping outcomes for
-// the outbox; and the alert engine wired as the app's background service.
+// the outbox (the alert engine's background service, src/background/alertService.ts, hands it over).
 import type { Client } from "discord.js";
-import { createAlertEngine, type AlertEngine } from "../../background/engine.ts";
 import type { AlertSender, SendResult } from "../../outbox/sender.ts";
-import type { AppContext, BackgroundService } from "../../context.ts";
 import type { Logger } from "../../log.ts";
 import { sendDm, sendDmVia, sendToChannel, type DeliveryResult } from "./dm.ts";
-import { dmChannelOpener } from "./dmChannels.ts";
 import { renderAlert } from "../render/alerts/alerts.ts";
 
 /** When Discord gives no hint, a failed send is tried again after this long (the outbox backs off further). */
@@ -74,52 +71,4 @@ export function toSendResult(result: DeliveryResult, target: "dm" | "channel"): 
         reason: `send failed${result.code === undefined ? "" : ` (${result.code})`}`,
       };
   }
-}
-
-export interface AlertEngineService extends BackgroundService {
-  readonly engine: AlertEngine;
-}
-
-/**
- * The alert engine as one of the app's background services (src/app.ts DEFAULT_SERVICES): every
- * replica runs delivery; the one holding the leader lock also runs the feed and the pollers.
- */
-export function alertEngineService(ctx: AppContext): AlertEngineService {
-  const engine = createAlertEngine({
-    config: ctx.config,
-    prisma: ctx.database.prisma,
-    databaseUrl: ctx.database.url,
-    market: ctx.market,
-    fates: ctx.fates,
-    scheduler: ctx.scheduler,
-    sender: createDiscordAlertSender(ctx.client, ctx.logger),
-    openKey: (sealed, userId) => ctx.vault.decrypt(sealed, userId),
-    logger: ctx.logger,
-    now: ctx.deps.now,
-    metrics: ctx.metrics,
-  });
-  const openDmChannel = dmChannelOpener({
-    client: ctx.client,
-    prisma: ctx.database.prisma,
-    logger: ctx.logger,
-  });
-  let unsubscribe: (() => void) | undefined;
-  return {
-    name: "alerts",
-    engine,
-    async start() {
-      // The handlers' rule changes reach the matcher at once, not at the next feed cycle's sync;
-      // a new watcher's DM channel is opened before their first alert needs it.
-      unsubscribe ??= ctx.ruleChanges.subscribe((change) => {
-        engine.onRuleChange(change);
-        openDmChannel(change);
-      });
-      await engine.start();
-    },
-    async stop() {
-      unsubscribe?.();
-      unsubscribe = undefined;
-      await engine.stop();
-    },
-  };
 }

@@ -1,16 +1,16 @@
 // What a background service is built from and how it runs: the contract between the composition
 // root (src/app.ts), which fills it, and the services and endpoints it starts.
 import type { Client } from "discord.js";
-import type { FateRecorder } from "./feed/fateRecorder.ts";
-import type { RuleChangeHub } from "./watch/changes.ts";
-import type { Config } from "./config/index.ts";
-import type { Database } from "./db/index.ts";
-import type { KeyVault } from "./db/keyVault.ts";
-import type { BotDeps } from "./discord/deps.ts";
-import type { Logger } from "./log.ts";
-import type { MarketClient } from "./market/client.ts";
-import type { Scheduler } from "./market/scheduler.ts";
-import type { Metrics } from "./metrics.ts";
+import type { FateRecorder } from "../feed/fateRecorder.ts";
+import type { RuleChangeHub } from "../watch/changes.ts";
+import type { Config } from "../config/index.ts";
+import type { Database } from "../db/index.ts";
+import type { KeyVault } from "../db/keyVault.ts";
+import type { BotDeps } from "../discord/deps.ts";
+import type { Logger } from "../log.ts";
+import type { MarketClient } from "../market/client.ts";
+import type { Scheduler } from "../market/scheduler.ts";
+import type { Metrics } from "../metrics.ts";
 
 /** Something that runs beside the bot (alert engine, pollers, HTTP server): started after login. */
 export interface BackgroundService {

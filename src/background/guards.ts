@@ -1,9 +1,9 @@
 // The guards as one of the app's background services: only the replica holding the guards'
 // leader lock runs them (two would raise an order twice), every trade-poll interval.
-import type { AppContext, BackgroundService } from "../context.ts";
+import type { AppContext, BackgroundService } from "./context.ts";
 import { createLeader, type Leader } from "../runtime/leader.ts";
 import { createLoop, serial } from "../runtime/loop.ts";
-import { createGuardRunner, type GuardRunner } from "./runner.ts";
+import { createGuardRunner, type GuardRunner } from "../guards/runner.ts";
 
 /** Its own advisory lock: the guards may lead on another replica than the feed. */
 export const GUARD_LEADER_LOCK_KEY = 0x6775617264;
