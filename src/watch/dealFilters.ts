@@ -1,6 +1,7 @@
 // Deal-quality bounds as the matcher and matchesFacts read them: parallel arrays of a rule's bounds and a listing's values, in the registry's deal-bound order.
 import type { DealFacts } from "./deal.ts";
-import { DEAL_EPSILON } from "./filters/facts.ts";
+import type { DealFact } from "./filters/filter.ts";
+import { boundLimit, meetsBound } from "./filters/facts.ts";
 import { DEAL_BOUNDS } from "./filters/registry.ts";
 
 // Each deal filter (its schema, options, words and bounds) is an entry of the filter registry,
@@ -10,10 +11,6 @@ import { DEAL_BOUNDS } from "./filters/registry.ts";
 
 export { MAX_TIER_NAME } from "./filters/identity.ts";
 
-/** A numeric field of DealFacts. */
-type DealFact = {
-  [K in keyof DealFacts]-?: DealFacts[K] extends number | undefined ? K : never;
-}[keyof DealFacts];
 
 const IS_MAX = DEAL_BOUNDS.map((b) => b.max);
 const FACTS: readonly DealFact[] = DEAL_BOUNDS.map((b) => b.fact);
@@ -70,15 +67,12 @@ export function compileDeal(f: object): Float64Array | null {
   return bounds;
 }
 
-/** One set bound at position i is met by the value; a NaN value (the listing lacks it) meets none. */
-export function meetsDealBound(i: number, bound: number, value: number): boolean {
-  const limit = dealLimit(i, bound);
-  return IS_MAX[i] === true ? value <= limit : value >= limit;
-}
+/** The bound at position i met by the value (meetsBound, its maximum or minimum by position). */
+export const meetsDealBound = (i: number, bound: number, value: number): boolean =>
+  meetsBound(IS_MAX[i] === true, bound, value);
 
-/** The last value meeting bound i: the highest for a maximum, the lowest for a minimum (meetsDealBound's margin applied). */
-export const dealLimit = (i: number, bound: number): number =>
-  IS_MAX[i] === true ? bound + DEAL_EPSILON : bound - DEAL_EPSILON;
+/** The last value meeting the bound at position i (boundLimit, by position). */
+export const dealLimit = (i: number, bound: number): number => boundLimit(IS_MAX[i] === true, bound);
 
 /** Every set bound is met; a NaN value (the listing lacks it) meets none. */
 export function matchesDeal(bounds: ArrayLike<number>, values: ArrayLike<number>): boolean {
