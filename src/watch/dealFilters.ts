@@ -11,7 +11,6 @@ import { DEAL_BOUNDS } from "./filters/registry.ts";
 
 export { MAX_TIER_NAME } from "./filters/identity.ts";
 
-
 const IS_MAX = DEAL_BOUNDS.map((b) => b.max);
 const FACTS: readonly DealFact[] = DEAL_BOUNDS.map((b) => b.fact);
 /** Per position: whether the bound is a maximum (the index sorts each position's bounds by it). */
