@@ -1,7 +1,8 @@
 // Proof from the user's own records (buyer trades, ledger, offers): found, absent, or unknown when
 // the page guard stopped the read first (on a busy account, "not within N pages" proves nothing).
 import type { MarketApi } from "../market/client.ts";
-import type { Offer, Trade, Transaction } from "../market/schemas.ts";
+import { DEFAULT_PAGE_LIMITS } from "../market/pagination.ts";
+import type { BuyOrder, Offer, Trade, Transaction } from "../market/schemas.ts";
 
 export type Lookup<T> = { kind: "found"; item: T } | { kind: "absent" } | { kind: "unknown" };
 
@@ -13,14 +14,15 @@ type Verdict = "match" | "past" | "no";
 
 /**
  * Scans a zero-based page endpoint for one item. Absent only when the read reached the end (the
- * reported count, an empty or short page) or went past where the item could be; unknown when
- * `maxPages` ran out first.
+ * reported count, an empty page, or a short page where `shortPageEnds`) or went past where the
+ * item could be; unknown when `maxPages` ran out first.
  */
 async function scan<T>(
   fetchPage: (page: number) => Promise<{ items: T[]; count?: number | undefined }>,
   limit: number,
   maxPages: number,
   test: (item: T) => Verdict,
+  shortPageEnds = true,
 ): Promise<Lookup<T>> {
   let seen = 0;
   for (let page = 0; page < maxPages; page += 1) {
@@ -32,14 +34,15 @@ async function scan<T>(
       if (verdict === "past") return ABSENT;
     }
     seen += items.length;
-    if (count !== undefined ? seen >= count : items.length < limit) return ABSENT;
+    if (count !== undefined ? seen >= count : shortPageEnds && items.length < limit) return ABSENT;
   }
   return UNKNOWN;
 }
 
-const TRADES_PAGE = 50;
-const LEDGER_PAGE = 50;
-const OFFERS_PAGE = 40;
+const TRADES_PAGE = DEFAULT_PAGE_LIMITS.trades;
+const LEDGER_PAGE = DEFAULT_PAGE_LIMITS.transactions;
+const OFFERS_PAGE = DEFAULT_PAGE_LIMITS.offersTimeline;
+const ORDERS_PAGE = DEFAULT_PAGE_LIMITS.buyOrders;
 
 /** The user's trade as buyer of this listing. */
 export function findBuyerTrade(api: MarketApi, listingId: string, maxPages: number): Promise<Lookup<Trade>> {
@@ -92,6 +95,27 @@ export function findOffer(
     OFFERS_PAGE,
     maxPages,
     (o) => (test(o) ? "match" : "no"),
+  );
+}
+
+/**
+ * The user's open buy order matching `test`. Without a count a short page is not the end (the
+ * service may cap pages below ours: readMyBuyOrders in src/market/pagination.ts reads so too).
+ */
+export function findBuyOrder(
+  api: MarketApi,
+  test: (o: BuyOrder) => boolean,
+  maxPages: number,
+): Promise<Lookup<BuyOrder>> {
+  return scan(
+    async (page) => {
+      const res = await api.getMyBuyOrders({ limit: ORDERS_PAGE, page });
+      return { items: res.orders, count: res.count };
+    },
+    ORDERS_PAGE,
+    maxPages,
+    (o) => (test(o) ? "match" : "no"),
+    false,
   );
 }
 

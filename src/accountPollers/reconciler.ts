@@ -16,7 +16,7 @@ import type { MarketApi } from "../market/client.ts";
 import { snowflakeTime } from "../market/ids.ts";
 import type { Listing } from "../market/schemas.ts";
 import { apiFor, revokeAccount, type AccountPollerDeps, type PollUser } from "./accounts.ts";
-import { findBuyerTrade, findLedgerEntry, findOffer, findPurchase } from "./lookups.ts";
+import { findBuyerTrade, findBuyOrder, findLedgerEntry, findOffer, findPurchase } from "./lookups.ts";
 import type { SettlementAlert } from "../outbox/payload.ts";
 import { writeAlerts } from "../outbox/store.ts";
 
@@ -62,9 +62,6 @@ type Verdict =
   | { kind: "refused"; detail: string }
   | { kind: "released"; detail: string }
   | { kind: "undecided"; detail: string; pageLimited?: true };
-
-/** Buy orders read per page while looking for one. */
-const ORDER_PAGE = 50;
 
 /** Not found within the page guard is no proof: the commitment stays held and is tried again. */
 const PAGE_LIMITED: Verdict = {
@@ -156,31 +153,34 @@ export function createReconciler(opts: ReconcilerOptions): Reconciler {
   }
 
   async function judgeBuyOrder(api: MarketApi, c: Commitment, age: number): Promise<Verdict> {
-    // An order is findable by its id once we know it; before that, by price, quantity and time.
-    let seen = 0;
-    for await (const order of api.iterateMyBuyOrders({ limit: ORDER_PAGE }, { maxPages })) {
-      seen += 1;
-      // By the id's own time: the service may send a zero created_at (docs/live-service.md).
-      const created = snowflakeTime(order.id)?.getTime();
-      const sameId = c.subjectId !== null && order.id === c.subjectId;
-      const sameShape =
-        c.subjectId === null &&
-        order.price === c.unitPriceCents &&
-        created !== undefined &&
-        created >= c.createdAt.getTime() - 60_000;
-      if (sameId || sameShape) {
-        // Whether the lost change took effect or not, the order now holds what it shows.
-        const remaining = Math.max(0, order.qty - (order.bought_item_count ?? 0));
-        return {
-          kind: "stands",
-          subjectId: order.id,
-          detail: `order ${order.id}`,
-          order: { totalCents: order.price * remaining },
-        };
-      }
+    // An order is findable by its id once we know it; before that, by price and time (the id's
+    // own time: the service may send a zero created_at, docs/live-service.md).
+    const found = await findBuyOrder(
+      api,
+      (order) => {
+        if (c.subjectId !== null) return order.id === c.subjectId;
+        const created = snowflakeTime(order.id)?.getTime();
+        return (
+          order.price === c.unitPriceCents &&
+          created !== undefined &&
+          created >= c.createdAt.getTime() - 60_000
+        );
+      },
+      maxPages,
+    );
+    if (found.kind === "found") {
+      const order = found.item;
+      // Whether the lost change took effect or not, the order now holds what it shows.
+      const remaining = Math.max(0, order.qty - (order.bought_item_count ?? 0));
+      return {
+        kind: "stands",
+        subjectId: order.id,
+        detail: `order ${order.id}`,
+        order: { totalCents: order.price * remaining },
+      };
     }
-    // Every page read was full: the order may lie past them on a busy account. Not found is no proof.
-    if (seen >= maxPages * ORDER_PAGE) return PAGE_LIMITED;
+    // Past the pages read on a busy account: not found is no proof.
+    if (found.kind === "unknown") return PAGE_LIMITED;
     if (age < settleAfterMs) return { kind: "undecided", detail: "too early to tell" };
     return c.subjectId === null
       ? { kind: "refused", detail: "no such order was placed" }
